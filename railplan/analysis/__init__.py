@@ -1,0 +1,1 @@
+"""Analyses on a finished Design: layout, media, BOM, collisions."""

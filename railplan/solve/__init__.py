@@ -1,0 +1,1 @@
+"""CP-SAT models: the only package that imports ortools."""

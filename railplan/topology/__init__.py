@@ -1,0 +1,17 @@
+"""Topology generators: one closed-form construction per family, keyed by topology id."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from railplan.catalog import SwitchModel
+from railplan.model import Design, NodeShape
+from railplan.spec import Spec
+from railplan.topology.roft import rail_only, roft
+
+Generator = Callable[[Spec, NodeShape, SwitchModel], Design]
+
+GENERATORS: dict[str, Generator] = {
+    "roft": roft,
+    "rail-only": rail_only,
+}

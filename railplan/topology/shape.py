@@ -1,0 +1,122 @@
+"""Resolve what a node looks like (GPUs, NIC ports, planes, rails) and how a leaf splits its radix."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from railplan.catalog import Catalog, SwitchModel
+from railplan.errors import InfeasibleError, SpecError
+from railplan.model import NodeShape
+from railplan.spec import Spec
+
+
+def resolve_shape(spec: Spec, catalog: Catalog) -> NodeShape:
+    """The node shape from a catalog node model or explicit fields, with planes and rails."""
+    c = spec.cluster
+    if c.node:
+        model = catalog.node(c.node)
+        nic = catalog.nic(c.nic or model.nic)
+        gpus_per_node = c.gpus_per_node or model.gpus
+        nics = c.nics_per_node or model.nics
+        form_factor, ports_per_cage, name = model.form_factor, model.ports_per_cage, model.id
+    else:
+        if c.gpus_per_node is None:
+            raise SpecError(
+                "cluster: give either node (a catalog node model such as hgx-h100-8x400g) "
+                "or gpus_per_node"
+            )
+        nic = catalog.nic(c.nic) if c.nic else None
+        gpus_per_node = c.gpus_per_node
+        nics = c.nics_per_node or gpus_per_node
+        form_factor = nic.form_factor if nic else "osfp"
+        ports_per_cage, name = 1, "custom"
+    ports_per_nic = c.ports_per_nic or (nic.ports if nic else 1)
+    speed = c.port_speed_gbps or (nic.port_speed_gbps if nic else 400)
+    if c.gpus % gpus_per_node:
+        up = math.ceil(c.gpus / gpus_per_node) * gpus_per_node
+        raise SpecError(
+            f"cluster.gpus: {c.gpus} is not a multiple of {gpus_per_node} GPUs per node; "
+            f"use {up} or {up - gpus_per_node}"
+        )
+    plane_of = _assign_planes(spec, nics, ports_per_nic)
+    rail_of = []
+    seen: dict[int, int] = {}
+    for plane in plane_of:
+        rail_of.append(seen.get(plane, 0))
+        seen[plane] = seen.get(plane, 0) + 1
+    return NodeShape(
+        model=name,
+        gpus=gpus_per_node,
+        nics=nics,
+        ports_per_nic=ports_per_nic,
+        port_speed_gbps=speed,
+        nic_model=nic.id if nic else "custom",
+        form_factor=form_factor,
+        ports_per_cage=ports_per_cage,
+        port_plane=tuple(plane_of),
+        port_rail=tuple(rail_of),
+    )
+
+
+def _assign_planes(spec: Spec, nics: int, ports_per_nic: int) -> list[int]:
+    planes = spec.fabric.planes
+    ports = nics * ports_per_nic
+    mode = spec.fabric.plane_assignment
+    if mode == "auto":
+        mode = "port" if ports_per_nic > 1 and ports_per_nic % planes == 0 else "nic"
+    if planes == 1:
+        return [0] * ports
+    if mode == "port":
+        if ports_per_nic % planes:
+            raise SpecError(
+                f"fabric.planes: {planes} planes cannot split {ports_per_nic} ports per NIC "
+                "evenly; use plane_assignment: nic or a plane count that divides the ports"
+            )
+        return [p % ports_per_nic % planes for p in range(ports)]
+    if nics % planes:
+        raise SpecError(
+            f"fabric.planes: {planes} planes cannot split {nics} NICs per node evenly; "
+            f"use a plane count that divides {nics}"
+        )
+    return [(p // ports_per_nic) % planes for p in range(ports)]
+
+
+@dataclass(frozen=True)
+class LeafSplit:
+    """How a leaf divides its radix between node-facing and spine-facing ports."""
+
+    radix: int
+    down: int
+    up: int
+    ratio: float
+
+    def up_for(self, used_down: int) -> int:
+        """Uplinks that keep the ratio for ``used_down`` node ports (at least one)."""
+        return max(1, min(self.up, math.ceil(used_down / self.ratio - 1e-9)))
+
+
+def leaf_split(radix: int, ratio: float) -> LeafSplit:
+    """Largest down-port count whose uplinks keep down/up <= ratio within the radix."""
+    down = math.floor(radix * ratio / (1 + ratio) + 1e-9)
+    while down > 0 and down + math.ceil(down / ratio - 1e-9) > radix:
+        down -= 1
+    up = math.ceil(down / ratio - 1e-9)
+    if down < 1 or up < 1:
+        raise InfeasibleError(f"a {radix}-port leaf cannot be split {ratio:g}:1")
+    return LeafSplit(radix=radix, down=down, up=up, ratio=ratio)
+
+
+def switch_radix(model: SwitchModel, speed_gbps: int) -> int:
+    radix = model.radix(speed_gbps)
+    if radix == 0:
+        speeds = ", ".join(f"{s}G" for s in model.speeds())
+        raise InfeasibleError(
+            f"switch {model.id} cannot run {speed_gbps}G ports (it runs {speeds}); "
+            "pick a switch that does or change cluster.port_speed_gbps"
+        )
+    return radix
+
+
+def divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
