@@ -72,6 +72,18 @@ class FabricSpec(_Strict):
     fat_tree: FatTreeSpec = Field(default_factory=FatTreeSpec)
     routing: RoutingSpec = Field(default_factory=RoutingSpec)
 
+    @field_validator("oversubscription", mode="before")
+    @classmethod
+    def _yaml11_sexagesimal(cls, v: object) -> object:
+        """YAML 1.1 reads an unquoted ``3:1`` as the base-60 integer 181; read it back."""
+        if isinstance(v, bool):
+            return v
+        if isinstance(v, int):
+            return f"{v // 60}:{v % 60}" if v >= 60 else f"{v}:1"
+        if isinstance(v, float):
+            return f"{v:g}:1"
+        return v
+
     @field_validator("oversubscription")
     @classmethod
     def _ratio(cls, v: str) -> str:

@@ -193,8 +193,15 @@ def _connected(d: Design) -> list[str]:
             x = parent[x]
         return x
 
+    if d.topology == "rail-only":  # rails meet inside the nodes (NVLink / PXN)
+        for n in d.nodes:
+            parent[n.id] = n.id
     for lk in d.links:
-        if lk.kind != "node-leaf" and lk.a_device in parent and lk.b_device in parent:
+        if (
+            (lk.kind != "node-leaf" or d.topology == "rail-only")
+            and lk.a_device in parent
+            and lk.b_device in parent
+        ):
             ra, rb = find(lk.a_device), find(lk.b_device)
             if ra != rb:
                 parent[ra] = rb

@@ -1,0 +1,51 @@
+"""Rich tables for people: the plan summary and the compare table."""
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+
+def plan_table(summary: dict[str, Any]) -> Table:
+    s = summary
+    table = Table(
+        title=f"{s['name']}: {s['topology']} fabric", show_header=False, title_justify="left"
+    )
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    table.add_row("cluster", f"{s['gpus']} GPUs = {s['nodes']} nodes x {s['gpus_per_node']} GPUs")
+    table.add_row("NIC ports", f"{s['nic_ports_per_node']} per node at {s['port_speed_gbps']}G")
+    table.add_row(
+        "fabric",
+        f"{s['tiers']} tier(s), {s['planes']} plane(s), {s['oversubscription']} oversubscription",
+    )
+    table.add_row("switch", f"{s['switch_model']} ({s['radix']} ports at {s['port_speed_gbps']}G)")
+    sw = s["switches"]
+    table.add_row(
+        "switches",
+        f"{sw['total']} total: {sw['leaf']} leaf, {sw['spine']} spine, {sw['core']} core "
+        f"(lower bound {s['lower_bound_switches']})",
+    )
+    ln = s["links"]
+    parts = [f"{ln['node_leaf']} node-leaf"]
+    parts += [
+        f"{ln[k]} {k.replace('_', '-')}" for k in ("leaf_spine", "spine_core", "leaf_leaf") if ln[k]
+    ]
+    table.add_row("links", ", ".join(parts))
+    if s.get("scalable_units"):
+        table.add_row("scalable units", f"{s['scalable_units']} of {s['su_nodes']} nodes")
+    if s.get("pods"):
+        table.add_row("pods", str(s["pods"]))
+    table.add_row("routing", s["routing"])
+    totals = s.get("totals")
+    if totals:
+        table.add_row(
+            "bill",
+            f"${totals['cost_usd']:,.0f}, {totals['power_w'] / 1000:,.1f} kW, "
+            f"{totals['transceivers']} transceivers, {totals['cables']} cables",
+        )
+    return table
+
+
+def print_table(table: Table) -> None:
+    Console(soft_wrap=False).print(table)

@@ -1,0 +1,50 @@
+"""Shared fixtures: the bundled catalog, spec builders and an in-process CLI runner."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from railplan.catalog import Catalog, load_catalog
+from railplan.cli.app import main
+from railplan.spec import Spec, spec_from_dict
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    return load_catalog()
+
+
+def make_spec(gpus: int, node: str = "hgx-h100-8x400g", **fabric: Any) -> Spec:
+    data: dict[str, Any] = {"cluster": {"gpus": gpus, "node": node}, "fabric": fabric}
+    return spec_from_dict(data)
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """Run ``railplan ARGS`` in-process; returns exit code, stdout and stderr."""
+
+    def run(*args: str) -> CliResult:
+        capsys.readouterr()
+        try:
+            main([str(a) for a in args])
+            code = 0
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run

@@ -1,0 +1,65 @@
+"""Architecture boundaries: which packages may import ortools, reportlab and textual."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "railplan"
+ALLOWED = {"ortools": "solve", "reportlab": "render", "textual": "tui"}
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_heavy_libraries_stay_in_their_packages():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        sub = path.relative_to(PACKAGE).parts[0]
+        for lib, home in ALLOWED.items():
+            if lib in _imports(path) and sub != home:
+                offenders.append(f"{path.relative_to(PACKAGE)} imports {lib}")
+    assert offenders == []
+
+
+def test_core_never_prints_or_exits():
+    core = [
+        p
+        for p in PACKAGE.rglob("*.py")
+        if p.relative_to(PACKAGE).parts[0] not in ("cli", "tui", "__main__.py")
+    ]
+    offenders = []
+    for path in core:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("print", "exit")
+            ):
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno} calls {node.func.id}")
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == "exit"
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "sys"
+            ):
+                offenders.append(f"{path.relative_to(PACKAGE)}:{node.lineno} calls sys.exit")
+    assert offenders == []
+
+
+def test_every_module_starts_with_a_docstring():
+    missing = [
+        str(p.relative_to(PACKAGE))
+        for p in PACKAGE.rglob("*.py")
+        if ast.get_docstring(ast.parse(p.read_text())) is None
+    ]
+    assert missing == []
