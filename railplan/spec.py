@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from railplan.errors import SpecError
 
 TOPOLOGIES = ("roft", "rail-only", "matrix", "fat-tree")
 ROUTING_POLICIES = ("default", "ecmp", "dmodk", "deterministic", "adaptive")
+U_HEIGHT_M = 0.04445  # one rack unit, EIA-310
 _RATIO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*1\s*$")
 
 
@@ -105,10 +114,145 @@ class FabricSpec(_Strict):
         return float(self.oversubscription.split(":")[0])
 
 
+class TrayPointSpec(_Strict):
+    """A named point of a given cable-tray graph, in floor metres."""
+
+    id: str = Field(min_length=1)
+    x_m: float
+    y_m: float
+
+
+class TraySpec(_Strict):
+    """Overhead cable trays: along every row and across at the row ends, or a given graph."""
+
+    height_m: float = Field(
+        2.3, gt=0, le=10, description="Tray height above the floor (above the rack tops)"
+    )
+    routing: Literal["rows", "graph"] = Field(
+        "rows",
+        description="rows: a tray above each row joined by cross trays; graph: points + segments",
+    )
+    cross_trays: Literal["ends", "ends-and-middle"] = Field(
+        "ends", description="Where the cross trays joining the rows run (rows routing)"
+    )
+    end_clearance_m: float = Field(
+        0.6, ge=0, le=20, description="Distance from the longest row's ends to the cross trays"
+    )
+    points: list[TrayPointSpec] = Field(
+        default_factory=list, description="Tray points of a given graph (routing: graph)"
+    )
+    segments: list[tuple[str, str]] = Field(
+        default_factory=list,
+        description="Straight tray runs between two point ids; trays meet only at points",
+    )
+
+
+class PlacementRulesSpec(_Strict):
+    """Optional placement rules and the solver's limits."""
+
+    leaves_in_su_rack: bool = Field(
+        False, description="Every leaf of a scalable unit goes in that SU's network rack"
+    )
+    spines_in_network_row: bool = Field(
+        False, description="Spines and cores go in the dedicated network row"
+    )
+    time_limit_s: float = Field(20.0, gt=0, le=86_400, description="CP-SAT time limit")
+    random_seed: int = Field(1, ge=0, description="CP-SAT random seed (same seed, same answer)")
+    num_workers: int = Field(8, ge=1, le=64, description="CP-SAT search workers")
+    group_size: int = Field(
+        8, ge=1, le=64, description="Largest block of like switches placed as one unit"
+    )
+
+
 class LayoutSpec(_Strict):
-    """Physical layout (racks and rows); the BOM issue extends it."""
+    """Floor, racks, trays and labels: where everything physically sits and how cables run."""
 
     nodes_per_rack: int = Field(4, ge=1, le=64)
+    racks_per_row: int = Field(16, ge=1, le=99, description="Compute racks in one row")
+    rack_width_m: float = Field(0.6, gt=0, le=5)
+    rack_depth_m: float = Field(1.2, gt=0, le=5)
+    aisle_width_m: float = Field(1.2, ge=0, le=20, description="Aisle between two rows")
+    row_pitch_m: float | None = Field(
+        None, gt=0, le=50, description="Row to row distance (default: rack depth + aisle)"
+    )
+    rack_height_u: int = Field(42, ge=8, le=60)
+    node_height_u: int = Field(8, ge=1, le=20, description="Rack units of one GPU node")
+    node_first_u: int = Field(2, ge=1, description="Lowest U of the first node in a rack")
+    node_u: list[int] | None = Field(
+        None, description="Explicit lowest U of each node slot (overrides node_first_u)"
+    )
+    network_racks: Literal["end-of-row", "middle-of-row", "in-row", "network-row"] = Field(
+        "end-of-row", description="Where the racks for leaves, spines and cores stand"
+    )
+    network_rack_count: int | Literal["auto"] = Field(
+        "auto",
+        description="Network racks in all (auto: enough for the switches' U and power, +25%)",
+    )
+    network_rack_reserved_u: int = Field(
+        2, ge=0, le=20, description="U kept free at the top of a network rack (patch panels)"
+    )
+    network_rack_power_w: float = Field(
+        30_000, gt=0, description="Power budget of one network rack, in W"
+    )
+    switch_power: Literal["max", "typical"] = Field(
+        "max", description="Switch power figure counted against the rack budget"
+    )
+    slack_m: float = Field(1.0, ge=0, le=20, description="Slack added to every cable")
+    trays: TraySpec = Field(default_factory=TraySpec)
+    placement: PlacementRulesSpec = Field(default_factory=PlacementRulesSpec)
+    label_template: str = Field(
+        "{rack}-U{u:02d}-{device}-{port}",
+        description="Cable end label; fields: rack, u, device, port, cable, link, plane, rail",
+    )
+    colour_by: Literal["rail", "plane"] = Field("rail", description="Cable colour scheme")
+
+    @model_validator(mode="after")
+    def _nodes_fit(self) -> LayoutSpec:
+        slots = self.node_slots()
+        if len(slots) < self.nodes_per_rack:
+            raise ValueError(
+                f"node_u lists {len(slots)} slots for {self.nodes_per_rack} nodes per rack; "
+                "list one lowest U per node"
+            )
+        top = max(slots) + self.node_height_u - 1
+        if top > self.rack_height_u:
+            raise ValueError(
+                f"{self.nodes_per_rack} nodes of {self.node_height_u}U from U{min(slots)} reach "
+                f"U{top}, above the {self.rack_height_u}U rack; lower nodes_per_rack or "
+                "node_height_u"
+            )
+        ordered = sorted(slots)
+        if any(b - a < self.node_height_u for a, b in itertools.pairwise(ordered)):
+            raise ValueError(f"node_u slots overlap: nodes are {self.node_height_u}U tall")
+        if self.trays.height_m < self.rack_height_u * U_HEIGHT_M:
+            raise ValueError(
+                f"trays.height_m {self.trays.height_m} is below the top of a "
+                f"{self.rack_height_u}U rack ({self.rack_height_u * U_HEIGHT_M:.2f} m); raise it"
+            )
+        try:
+            self.label_template.format(
+                rack="R0101", u=1, device="LF0", port="P1", cable="C1", link="L1", plane=0, rail=0
+            )
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                f"label_template {self.label_template!r} is not valid ({exc}); use fields "
+                "rack, u, device, port, cable, link, plane, rail"
+            ) from None
+        return self
+
+    def node_slots(self) -> list[int]:
+        """Lowest U of each node slot in a compute rack."""
+        if self.node_u is not None:
+            return list(self.node_u)
+        return [self.node_first_u + k * self.node_height_u for k in range(self.nodes_per_rack)]
+
+    @property
+    def pitch_m(self) -> float:
+        return (
+            self.row_pitch_m
+            if self.row_pitch_m is not None
+            else self.rack_depth_m + self.aisle_width_m
+        )
 
 
 class Spec(_Strict):
