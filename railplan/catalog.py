@@ -58,6 +58,8 @@ class SwitchModel(_Strict):
     power_typical_w: Sourced
     power_max_w: Sourced
     price_usd: Sourced
+    #: port-to-port forwarding latency one switch hop adds (test plan latency expectations)
+    hop_latency_ns: Sourced | None = None
     notes: str = ""
 
     @model_validator(mode="after")
@@ -102,6 +104,17 @@ class NicModel(_Strict):
     form_factor: Literal["osfp", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28"]
     power_w: Sourced
     price_usd: Sourced
+    #: measured ib_write_bw throughput / line rate (test plan bandwidth expectations)
+    rdma_efficiency: Sourced | None = None
+    #: ib_write_lat between two NICs connected back to back, in microseconds
+    rdma_latency_us: Sourced | None = None
+
+    @field_validator("rdma_efficiency")
+    @classmethod
+    def _fraction(cls, v: Sourced | None) -> Sourced | None:
+        if v is not None and not 0 < v.value <= 1:
+            raise ValueError("must be a fraction of line rate in (0, 1]")
+        return v
 
 
 class NodeModel(_Strict):
