@@ -238,9 +238,13 @@ def matrix_capacity(rails: int, split: LeafSplit, links_per_pair: int | None = N
 
 
 def matrix_lower_bound(nodes: int, groups: Sequence[PlaneGroups], down: int) -> int:
-    """Closed-form least leaves: every A and every B node port needs a leaf down port."""
+    """Closed-form least leaves: each rail needs its own A leaves, a B leaf holds whole nodes.
+
+    >>> matrix_lower_bound(4096, [PlaneGroups((0, 2, 4, 6), (1, 3, 5, 7))], 128)
+    256
+    """
     return sum(
-        math.ceil(nodes * len(g.a_ports) / down) + math.ceil(nodes * len(g.b_ports) / down)
+        g.rails * math.ceil(nodes / down) + math.ceil(nodes / max(1, down // g.rails))
         for g in groups
     )
 
