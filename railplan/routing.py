@@ -12,11 +12,10 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import shortest_path
 
 from railplan.analysis.hashing import (
-    FIELD_BYTES,
     ROCEV2_UDP_DPORT,
     five_tuple_crc,
-    rotr32,
-    switch_hash_params,
+    switch_hash,
+    switch_seeds,
 )
 from railplan.errors import RailplanError
 from railplan.model import Design
@@ -125,7 +124,7 @@ class FabricIndex:
         ids = np.arange(self.n_nodes * self.n_ports, dtype=np.int64).reshape(cabled.shape)
         self.ep_ip = ((10 << 24) | ((ids + 1) & 0xFFFFFF)).astype(np.uint32)
         self._build_groups()
-        self._hash_cache: dict[tuple[str, int, int], tuple[NDArray, NDArray]] = {}
+        self._seed_cache: dict[tuple[str, int], NDArray] = {}
         self._matrix_ports()
 
     # -- equal-cost groups ----------------------------------------------------------------------
@@ -239,11 +238,12 @@ class FabricIndex:
             return lk.id, lk.a_device, lk.b_device
         return lk.id, lk.b_device, lk.a_device
 
-    def hash_params(self, mode: str, nbytes: int, salt: int = 0) -> tuple[NDArray, NDArray]:
-        key = (mode, nbytes, salt)
-        if key not in self._hash_cache:
-            self._hash_cache[key] = switch_hash_params(self.switch_ids, mode, nbytes, salt)
-        return self._hash_cache[key]
+    def hash_seeds(self, mode: str, salt: int = 0) -> NDArray:
+        """ECMP hash seed of every switch under seeding ``mode`` (per-switch or same)."""
+        key = (mode, salt)
+        if key not in self._seed_cache:
+            self._seed_cache[key] = switch_seeds(self.switch_ids, mode, salt)
+        return self._seed_cache[key]
 
     def check_reachable(self, src_leaf: NDArray, dst_leaf: NDArray) -> None:
         cols = self.leaf_col[dst_leaf]
@@ -412,7 +412,7 @@ def route_bulk(
     """Route many flows at once; vectorized over flows, one numpy step per switch hop.
 
     ``policy``: ``ecmp`` picks a member of each equal-cost group by the flow's hash
-    (``hash_base``, the seed-0 CRC of its header, mixed with each switch's seed) or, with
+    (``hash_base``, the CRC of its header, through each switch's ``switch_hash``) or, with
     ``hash_base`` None, uniformly at random from ``rng``; ``dmodk``/``deterministic`` pick
     member (d // div) mod n, d = destination index in leaf-port order; ``adaptive`` splits each
     flow evenly over every member of every group (packet spraying, fluid).
@@ -449,8 +449,7 @@ def route_bulk(
     live = np.nonzero(cur != d_leaf)[0]
     rank = ix.ep_rank[dst_node, dst_port]
     div = np.ones(n, dtype=np.int64)
-    nbytes = sum(FIELD_BYTES[f] for f in ix.design.routing.hash_fields)
-    z, rot = ix.hash_params(hash_seeds, nbytes) if hash_base is not None else (None, None)
+    seeds = ix.hash_seeds(hash_seeds) if hash_base is not None else None
     static = policy in ("dmodk", "deterministic")
     for _ in range(_MAX_HOPS):
         if not live.size:
@@ -462,8 +461,8 @@ def route_bulk(
             k = (rank[live] // div[live]) % size
             div[live] *= ix.g_nbrs[g]
         elif hash_base is not None:
-            assert z is not None and rot is not None
-            h = rotr32(hash_base[live] ^ z[sw], rot[sw])
+            assert seeds is not None
+            h = switch_hash(hash_base[live], seeds[sw], hash_seeds)
             k = h.astype(np.int64) % size
         else:
             gen = rng or np.random.default_rng(0)

@@ -56,7 +56,7 @@ _PATTERN_OPTIONS = {
     "ring": {"order"},
     "alltoall": {"nodes", "pxn"},
     "pd": {"prefill", "decode", "rule", "prefill_fraction", "mapping", "pxn"},
-    "permutation": {"pxn"},
+    "permutation": {"pxn", "shift"},
 }
 
 
@@ -408,7 +408,7 @@ def analyze(
     switch; ``random`` picks uniformly. ``hash_seeds``: ``per-switch`` or ``same``
     (polarization). Pattern options: pairs ``sample``/``pairs`` (and ``partners``); ring
     ``order``; alltoall ``nodes``, ``pxn``; pd ``prefill``, ``decode``, ``rule``,
-    ``prefill_fraction``, ``mapping``. ``progress(done, total)`` is called as flows finish.
+    ``prefill_fraction``, ``mapping``; permutation ``shift``. ``progress(done, total)`` is called as flows finish.
 
     >>> from railplan.analysis.toy import two_tier
     >>> r = analyze(two_tier(leaves=2, nodes_per_leaf=2, spines=2), "pairs", seed=1)
@@ -458,7 +458,7 @@ def analyze(
             opts = {k: v for k, v in pattern_options.items() if k != "pxn"}
             pairs, how = pd_pairs(ix, **opts)
         else:
-            pairs, how = permutation_pairs(ix, seed)
+            pairs, how = permutation_pairs(ix, seed, pattern_options.get("shift"))
         notes.append(how + ("" if pxn else "; no PXN: every NIC to every NIC"))
         fs = flow_set(ix, pairs[:, 0], pairs[:, 1], f, pxn=pxn)
         rng = np.random.default_rng([seed, 0])

@@ -277,11 +277,18 @@ def pd_pairs(
     return pairs.astype(np.int64), note
 
 
-def permutation_pairs(ix: FabricIndex, seed: int = 0) -> tuple[Int, str]:
-    """A random permutation with no fixed point (seeded): node i sends to node pi(i)."""
+def permutation_pairs(ix: FabricIndex, seed: int = 0, shift: int | None = None) -> tuple[Int, str]:
+    """Node i sends to node pi(i): a random permutation with no fixed point (seeded), or the
+    shift pi(i) = (i + shift) mod n in design (rank) order.
+    """
     n = ix.n_nodes
     if n < 2:
         raise PatternError("permutation: the design needs at least two nodes")
+    if shift is not None:
+        if shift % n == 0:
+            raise PatternError(f"shift: {shift} maps every node onto itself; use 1..{n - 1}")
+        idx = np.arange(n, dtype=np.int64)
+        return np.stack([idx, (idx + shift) % n], axis=1), f"shift by {shift} of {n} nodes"
     rng = np.random.default_rng(seed)
     pi = rng.permutation(n)
     fixed = np.nonzero(pi == np.arange(n))[0]

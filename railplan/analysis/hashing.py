@@ -153,32 +153,39 @@ def seed_offsets(seeds: NDArray, nbytes: int) -> NDArray[np.uint32]:
     return crc32_register(zeros, seeds)
 
 
-def rotr32(x: NDArray, r: NDArray) -> NDArray[np.uint32]:
-    """Rotate 32-bit words right by ``r`` bits (the hash-bits offset a switch uses)."""
-    x = np.asarray(x, dtype=np.uint64)
-    r = np.asarray(r, dtype=np.uint64) & np.uint64(31)
-    out = ((x >> r) | (x << ((np.uint64(32) - r) & np.uint64(31)))) & np.uint64(_MASK32)
-    return out.astype(U32)
-
-
-def switch_hash_params(
-    switch_ids: Sequence[str], mode: str, nbytes: int, salt: int = 0
-) -> tuple[NDArray[np.uint32], NDArray[np.uint32]]:
-    """Per-switch (seed offset, bit rotation) for ECMP hashing.
-
-    ``mode`` ``"per-switch"``: every switch has its own CRC seed and reads its own window of
-    hash bits (what operators configure against polarization); ``"same"``: every switch uses
-    seed 0 and the low bits, so consecutive tiers make correlated choices (polarization).
-    """
-    n = len(switch_ids)
+def switch_seeds(switch_ids: Sequence[str], mode: str, salt: int = 0) -> NDArray[np.uint32]:
+    """Per-switch ECMP hash seed: CRC-32 of the switch id (``per-switch``) or 0 (``same``)."""
     if mode == "same":
-        return np.zeros(n, dtype=U32), np.zeros(n, dtype=U32)
+        return np.zeros(len(switch_ids), dtype=U32)
     if mode != "per-switch":
         raise HashError(f"hash_seeds: {mode!r} is not a seeding mode; use per-switch or same")
-    seeds = np.array(
-        [zlib.crc32(s.encode(), salt & _MASK32) ^ 0x9E3779B9 for s in switch_ids], dtype=U32
-    )
-    return seed_offsets(seeds, nbytes), (seeds >> U32(27)).astype(U32)
+    return np.array([zlib.crc32(s.encode(), salt & _MASK32) for s in switch_ids], dtype=U32)
+
+
+def fmix32(h: NDArray) -> NDArray[np.uint32]:
+    """MurmurHash3's 32-bit finalizer: every output bit depends on every input bit."""
+    h = np.asarray(h, dtype=U32).copy()
+    h ^= h >> U32(16)
+    h *= U32(0x85EBCA6B)
+    h ^= h >> U32(13)
+    h *= U32(0xC2B2AE35)
+    h ^= h >> U32(16)
+    return h
+
+
+def switch_hash(crc: NDArray, seeds: NDArray, mode: str) -> NDArray[np.uint32]:
+    """The hash a switch reduces modulo its ECMP group size.
+
+    ``same``: the raw 5-tuple CRC at every switch, so a flow's choices at consecutive tiers
+    are correlated (polarization: some upper links never carry traffic). ``per-switch``: the
+    CRC mixed with the switch's own seed through a non-linear finalizer, modelling switches
+    configured with distinct hash seeds/functions so that their choices are independent. (A
+    seed fed into the CRC register alone would not do: CRC is linear, so the seed only XORs a
+    constant onto the result and choices stay correlated.)
+    """
+    if mode == "same":
+        return np.asarray(crc, dtype=U32)
+    return fmix32(np.asarray(crc, dtype=U32) ^ np.asarray(seeds, dtype=U32))
 
 
 # -- theory the analyzer is checked against --------------------------------------------------
