@@ -1,0 +1,121 @@
+"""`railplan analyze`: route a traffic pattern, share links max-min, report per-pair bandwidth."""
+
+import csv
+import io
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.table import Table
+
+from railplan.analysis.collisions import analyze
+from railplan.cli.app import app
+from railplan.cli.common import DesignSource, design_command, print_json, write_atomic
+from railplan.cli.progress import progress_bar
+from railplan.cli.show import print_table
+
+
+def report_table(data: dict[str, Any]) -> Table:
+    bw = data["bandwidth"]
+    table = Table(
+        title=f"{data['design']}: {data['pattern']} under {data['routing']} routing",
+        show_header=False,
+        title_justify="left",
+    )
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    table.add_row("flows", f"{data['flows']} ({data['flows_per_nic']} per NIC connection)")
+    table.add_row("node pairs", str(data["pairs"]))
+    table.add_row("at full rate", f"{data['fraction_full']:.1%} of pairs (>= 0.99 of line rate)")
+    table.add_row("at half or less", f"{data['fraction_half_or_less']:.1%} of pairs")
+    table.add_row(
+        "per-pair bandwidth",
+        f"min {bw['min']:.2f}  p10 {bw['p10']:.2f}  median {bw['median']:.2f}  "
+        f"mean {bw['mean']:.2f}  max {bw['max']:.2f}  (fraction of {data['line_rate_gbps']:g}G)",
+    )
+    if data.get("collective_fraction") is not None:
+        table.add_row("collective pace", f"{data['collective_fraction']:.2f} (slowest flow)")
+    slow = data.get("slow_nodes")
+    if slow:
+        table.add_row(
+            "slow nodes",
+            f"{slow['every_partner']} slow with every partner (node fault?), "
+            f"{slow['some_partners']} slow with some (fabric collisions)",
+        )
+    for i, hot in enumerate(data["hottest_links"][:5]):
+        table.add_row("hottest links" if i == 0 else "", _hot_text(hot))
+    for note in data.get("notes", []):
+        table.add_row("note", note)
+    return table
+
+
+def _hot_text(hot: dict[str, Any]) -> str:
+    parts = [f"{k}={v}" for k, v in hot.items() if k != "flows_on_link" and not isinstance(v, list)]
+    return ", ".join(parts)
+
+
+@app.command("analyze")
+@design_command
+def analyze_cmd(
+    src: DesignSource,
+    pattern: Annotated[
+        str, typer.Option("--pattern", "-p", help="pairs, ring, alltoall, pd or permutation.")
+    ] = "pairs",
+    routing: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--routing", help="ecmp, dmodk, deterministic or adaptive (default: the design's)."
+        ),
+    ] = None,
+    flows_per_nic: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--flows-per-nic", help="Flows per NIC connection = channels x QPs."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed for QP numbers, samples, permutations.")] = 0,
+    partners: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--partners", help="pairs: test each node against K partners."),
+    ] = None,
+    sample: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option("--sample", help="pairs: test a random sample of this many node pairs."),
+    ] = None,
+    hash_model: Annotated[
+        str, typer.Option("--hash", help="ECMP hash: crc32 (5-tuple) or random (uniform).")
+    ] = "crc32",
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    csv_out: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--csv", help="Write one row per node pair to this CSV file."),
+    ] = None,
+) -> None:
+    """Predict the bandwidth every node pair gets for a traffic pattern on a design."""
+    design = src.design()
+    options: dict[str, Any] = {}
+    if sample is not None:
+        options["sample"] = sample
+    with progress_bar(f"{pattern} on {design.name}") as progress:
+        report = analyze(
+            design,
+            pattern=pattern,
+            routing=routing,
+            flows_per_nic=flows_per_nic,
+            seed=seed,
+            partners=partners,
+            progress=progress,
+            hash=hash_model,
+            **options,
+        )
+    data = report.to_json()
+    data.pop("seconds", None)  # keep the output byte-identical run to run
+    if csv_out is not None:
+        rows = report.pair_rows()
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["node_a", "node_b"])
+        writer.writeheader()
+        writer.writerows(rows)
+        write_atomic(csv_out, buf.getvalue())
+    if json_out:
+        print_json(data)
+    else:
+        print_table(report_table(data))

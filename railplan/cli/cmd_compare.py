@@ -1,0 +1,86 @@
+"""`railplan compare`: every topology family for the same cluster, side by side."""
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from railplan.analysis.collisions import summary_for_compare
+from railplan.cli.app import app
+from railplan.cli.common import DesignSource, design_command, print_json
+from railplan.cli.show import print_table
+from railplan.compare import CompareRow, compare
+from railplan.summary import plan_summary
+
+
+def row_json(row: CompareRow, traffic: bool) -> dict[str, Any]:
+    assert row.design is not None
+    data = plan_summary(row.design)
+    data["max_hops"] = row.max_hops
+    data["inter_switch_links"] = row.inter_switch_links
+    if traffic:
+        data["traffic"] = summary_for_compare(row.design)
+    return data
+
+
+def compare_table(designs: list[dict[str, Any]]) -> Table:
+    table = Table(title="Topology comparison", title_justify="left")
+    table.add_column("", style="bold")
+    for d in designs:
+        table.add_column(d["topology"], justify="right")
+    rows: list[tuple[str, Any]] = [
+        ("switch model", lambda d: d["switch_model"]),
+        ("tiers", lambda d: d["tiers"]),
+        ("leaf switches", lambda d: d["switches"]["leaf"]),
+        ("spine switches", lambda d: d["switches"]["spine"]),
+        ("core switches", lambda d: d["switches"]["core"]),
+        ("switches total", lambda d: d["switches"]["total"]),
+        ("lower bound", lambda d: d["lower_bound_switches"]),
+        ("NIC links", lambda d: d["links"]["node_leaf"]),
+        ("switch-switch links", lambda d: d["inter_switch_links"]),
+        ("max switch hops", lambda d: d["max_hops"]),
+        ("routing", lambda d: d["routing"]),
+    ]
+    if designs and "traffic" in designs[0]:
+        rows += [
+            ("pairs at full rate", lambda d: _pct(d, "pairs", "fraction_full")),
+            ("pairs at half or less", lambda d: _pct(d, "pairs", "fraction_half_or_less")),
+            ("pair mean bandwidth", lambda d: _num(d, "pairs", "mean")),
+            ("all-to-all pace", lambda d: _num(d, "alltoall", "collective_fraction")),
+        ]
+    for label, get in rows:
+        table.add_row(label, *(str(get(d)) for d in designs))
+    return table
+
+
+def _pct(d: dict[str, Any], test: str, key: str) -> str:
+    t = d["traffic"].get(test)
+    return "-" if t is None else f"{t[key]:.0%}"
+
+
+def _num(d: dict[str, Any], test: str, key: str) -> str:
+    t = d["traffic"].get(test)
+    return "-" if t is None else f"{t[key]:.2f}"
+
+
+@app.command("compare")
+@design_command
+def compare_cmd(
+    src: DesignSource,
+    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    traffic: Annotated[
+        bool,
+        typer.Option("--traffic/--no-traffic", help="Add pair-test and all-to-all figures."),
+    ] = True,
+) -> None:
+    """Plan every topology family for the same cluster and compare them."""
+    rows = compare(src.spec(), src.catalog())
+    designs = [row_json(r, traffic) for r in rows if r.feasible]
+    infeasible = [{"topology": r.family, "reason": r.reason} for r in rows if not r.feasible]
+    if json_out:
+        print_json({"designs": designs, "infeasible": infeasible})
+    else:
+        if designs:
+            print_table(compare_table(designs))
+        for item in infeasible:
+            typer.echo(f"{item['topology']}: not possible: {item['reason']}")
