@@ -1,0 +1,110 @@
+"""`railplan compare` and `railplan analyze` from the command line: keys, numbers, determinism."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from tests.conftest import EXAMPLES
+from tests.test_design_io import REQUIRED_KEYS
+
+FAMILIES = {"roft", "matrix", "fat-tree", "rail-only"}
+ANALYZE_KEYS = {
+    "pattern",
+    "routing",
+    "flows",
+    "pairs",
+    "fraction_full",
+    "fraction_half_or_less",
+    "bandwidth",
+    "hottest_links",
+}
+
+
+@pytest.mark.parametrize("example", ["seed000-2node", "seed001-64gpu", "h100-1k"])
+def test_compare_on_examples_lists_every_family(cli, example):
+    result = cli("compare", EXAMPLES / f"{example}.yaml", "--json", "--no-traffic")
+    assert result.code == 0, result.err
+    data = json.loads(result.out)
+    seen = {d["topology"] for d in data["designs"]} | {i["topology"] for i in data["infeasible"]}
+    assert seen == FAMILIES
+    for d in data["designs"]:
+        assert REQUIRED_KEYS | {"max_hops", "inter_switch_links"} <= set(d)
+    for item in data["infeasible"]:
+        assert item["reason"]
+    text = cli("compare", EXAMPLES / f"{example}.yaml", "--no-traffic")
+    assert text.code == 0
+    for family in FAMILIES:
+        assert family in text.out
+
+
+def test_compare_matrix_saves_a_third_of_the_switches(cli):
+    result = cli(
+        "compare", "--gpus", "1024", "--node", "h20-4x2x200g", "--switch", "cx864e-n", "--json"
+    )
+    designs = {d["topology"]: d for d in json.loads(result.out)["designs"]}
+    roft, matrix = designs["roft"], designs["matrix"]
+    assert 3 * matrix["switches"]["total"] == 2 * roft["switches"]["total"]
+    assert 2 * matrix["inter_switch_links"] == roft["inter_switch_links"]
+    assert (roft["max_hops"], matrix["max_hops"]) == (3, 2)
+    # traffic: Matrix and ROFT keep every pair test at full rate, per-rack cabling does not
+    assert matrix["traffic"]["pairs"]["fraction_full"] == 1.0
+    assert roft["traffic"]["pairs"]["fraction_full"] == 1.0
+    assert designs["fat-tree"]["traffic"]["pairs"]["fraction_full"] < 0.5
+
+
+def test_analyze_json_keys_and_determinism(cli):
+    args = [
+        "analyze",
+        "--gpus",
+        "256",
+        "--node",
+        "hgx-h100-8x400g",
+        "--switch",
+        "qm9700",
+        "--topology",
+        "fat-tree",
+        "--json",
+    ]
+    first = cli(*args)
+    assert first.code == 0, first.err
+    data = json.loads(first.out)
+    assert ANALYZE_KEYS <= set(data)
+    assert set(data["bandwidth"]) == {"min", "p10", "median", "mean", "max"}
+    assert data["fraction_full"] < 0.5  # per-rack cabling: most pairs collide
+    assert cli(*args).out == first.out
+
+
+def test_analyze_more_flows_per_nic_raise_the_mean(cli):
+    base = [
+        "analyze",
+        "--gpus",
+        "256",
+        "--node",
+        "hgx-h100-8x400g",
+        "--switch",
+        "qm9700",
+        "--topology",
+        "fat-tree",
+        "--json",
+    ]
+    one = json.loads(cli(*base, "--flows-per-nic", "1").out)["bandwidth"]["mean"]
+    eight = json.loads(cli(*base, "--flows-per-nic", "8").out)["bandwidth"]["mean"]
+    assert eight > one + 0.1
+
+
+def test_analyze_writes_a_per_pair_csv(cli, tmp_path):
+    out = tmp_path / "pairs.csv"
+    result = cli("analyze", EXAMPLES / "seed001-64gpu.yaml", "--csv", out)
+    assert result.code == 0, result.err
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 8 * 7 // 2
+    assert {"node_a", "node_b", "fraction"} <= set(rows[0])
+
+
+def test_analyze_bad_pattern_is_a_clean_error(cli):
+    result = cli("analyze", EXAMPLES / "seed000-2node.yaml", "--pattern", "broadcast")
+    assert result.code == 2
+    assert "pattern 'broadcast'" in result.err and "Traceback" not in result.err
