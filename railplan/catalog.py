@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -129,31 +129,110 @@ class NodeModel(_Strict):
     source: str = Field(min_length=3)
 
 
+#: what a cage or a plug of each form factor carries at most, in Gb/s (all its lanes)
+FORM_FACTOR_GBPS = {"osfp": 1600, "qsfp-dd": 800, "qsfp112": 400, "qsfp56": 200, "qsfp28": 100}
+#: plugs a cage accepts: QSFP112 and QSFP-DD cages take the older QSFP plugs too
+CAGE_ACCEPTS = {
+    "osfp": ("osfp",),
+    "qsfp112": ("qsfp112", "qsfp56", "qsfp28"),
+    "qsfp-dd": ("qsfp-dd", "qsfp56", "qsfp28"),
+    "qsfp56": ("qsfp56", "qsfp28"),
+    "qsfp28": ("qsfp28",),
+}
+#: optical connectors of transceivers and fibre cords (APC and UPC polish do not mate)
+CONNECTORS = ("mpo-12-apc", "mpo-12-upc", "mpo-16-apc", "mpo-16-upc", "lc-duplex")
+FormFactor = Literal["osfp", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28"]
+
+
+def _need_source(v: object) -> object:
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        raise ValueError(
+            f"a bare {v} has no source; write {{value: {v}, source: 'estimate: ...'}} "
+            f"(source starts with {', '.join(SOURCE_KINDS)})"
+        )
+    return v
+
+
 class Transceiver(_Strict):
-    """An optical module; ``ports`` = 2 for twin-port parts that serve two links."""
+    """An optical module in one cage.
+
+    ``ports`` logical ports of ``port_speed_gbps`` each (2 for a twin-port OSFP at 2 x 400G, 4
+    for the same module at 4 x 200G behind 1:2 fibre splitters); ``connectors`` optical
+    connectors share those ports evenly (0 = one per port). A connector carrying several ports
+    needs a splitter fibre or a far module with the same ports on one connector. Two modules
+    talk when their ``interface`` is equal (``400g-dr4`` ...). ``mode_of`` names the entry of
+    the same physical part run another way (the BOM counts them as that part).
+    """
 
     id: str
     name: str
-    form_factor: Literal["osfp", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28"]
-    ports: int = Field(ge=1, le=2)
+    part_number: str = ""
+    form_factor: FormFactor
+    ports: int = Field(ge=1, le=4)
     port_speed_gbps: int = Field(gt=0)
+    interface: str = Field(min_length=2)
     fibre: Literal["mmf", "smf"]
     connector: str
+    connectors: int = Field(0, ge=0, le=4)
+    mode_of: str = ""
     reach_m: Sourced
     power_w: Sourced
     price_usd: Sourced
 
+    @field_validator("reach_m", "power_w", "price_usd", mode="before")
+    @classmethod
+    def _sourced(cls, v: object) -> object:
+        return _need_source(v)
+
+    @model_validator(mode="after")
+    def _fits(self) -> Transceiver:
+        cap = FORM_FACTOR_GBPS[self.form_factor]
+        if self.ports * self.port_speed_gbps > cap:
+            raise ValueError(
+                f"{self.ports} x {self.port_speed_gbps}G exceeds the {cap}G a "
+                f"{self.form_factor} module carries"
+            )
+        if self.connector not in CONNECTORS:
+            raise ValueError(f"connector {self.connector!r} is not one of {', '.join(CONNECTORS)}")
+        if self.connectors and self.ports % self.connectors:
+            raise ValueError(f"{self.ports} ports cannot share {self.connectors} connectors evenly")
+        return self
+
+    @property
+    def connector_count(self) -> int:
+        return self.connectors or self.ports
+
+    @property
+    def ports_per_connector(self) -> int:
+        return self.ports // self.connector_count
+
+    @property
+    def part(self) -> str:
+        """The physical part this entry is (itself, or the entry it is a mode of)."""
+        return self.mode_of or self.id
+
 
 class Cable(_Strict):
-    """A cable: copper/AOC with built-in ends, a fibre patch cord, or a 1:2 splitter."""
+    """A cable: copper/AOC with built-in ends, a fibre cord, or a 1:N splitter of either.
+
+    Built-in cables (dac/acc/aec/aoc) name form factors at their ends and carry ``links``
+    links of ``speed_gbps``; ``breakout`` b ends share them (1 = straight, 2 = 1:2 splitter).
+    Fibre cords name connectors at their ends, carry whatever the modules run
+    (``speed_gbps`` 0) and split 1:``breakout`` likewise. Price of a stocked length L:
+    ``price_usd + price_per_m_usd x L``; ``power_w`` is the whole cable (every end).
+    """
 
     id: str
     name: str
+    part_number: str = ""
     kind: Literal["dac", "acc", "aec", "aoc", "fibre"]
-    #: form factor at each end (fibre: the connector, e.g. "mpo-12")
+    #: form factor at each end (fibre: the connector, e.g. "mpo-12-apc")
     end_a: str
     end_b: str
-    speed_gbps: int = Field(gt=0)
+    #: speed of each link the cable carries; 0 for fibre cords
+    speed_gbps: int = Field(0, ge=0)
+    #: links the a end carries (2 for a twin-port cable or a 1:2 splitter)
+    links: int = Field(1, ge=1, le=4)
     #: 1 for straight cables, 2 (or 4) for splitters: one a end, ``breakout`` b ends
     breakout: int = Field(default=1, ge=1, le=4)
     fibre: Literal["mmf", "smf", ""] = ""
@@ -163,20 +242,82 @@ class Cable(_Strict):
     price_usd: Sourced
     price_per_m_usd: Sourced | None = None
 
+    @field_validator("reach_m", "power_w", "price_usd", "price_per_m_usd", mode="before")
+    @classmethod
+    def _sourced(cls, v: object) -> object:
+        return _need_source(v)
+
     @model_validator(mode="after")
     def _lengths(self) -> Cable:
         if not self.lengths_m or list(self.lengths_m) != sorted(set(self.lengths_m)):
             raise ValueError("lengths_m must be a non-empty increasing list of stocked lengths")
+        if self.lengths_m[0] <= 0:
+            raise ValueError("stocked lengths must be above 0 m")
         if self.lengths_m[-1] > self.reach_m.value + 1e-9:
             raise ValueError(
                 f"stocked length {self.lengths_m[-1]} m exceeds the reach {self.reach_m.value} m"
             )
         if (self.kind == "fibre") != bool(self.fibre):
             raise ValueError("fibre cables need fibre: mmf|smf, other kinds must leave it empty")
+        if self.breakout > self.links or self.links % self.breakout:
+            raise ValueError(f"{self.links} links cannot split evenly over {self.breakout} b ends")
+        if self.kind == "fibre":
+            for end in (self.end_a, self.end_b):
+                if end not in CONNECTORS:
+                    raise ValueError(
+                        f"fibre end {end!r} is not a connector ({', '.join(CONNECTORS)})"
+                    )
+            if self.speed_gbps:
+                raise ValueError("fibre cords carry what the modules run; leave speed_gbps out")
+            if self.links != self.breakout:
+                raise ValueError(
+                    "a fibre cord carries what its connectors carry: give a 1:N splitter "
+                    "links = breakout = N and a straight cord neither"
+                )
+            return self
+        if not self.speed_gbps:
+            raise ValueError(f"a {self.kind} cable needs speed_gbps (the speed of each link)")
+        per_end = ((self.end_a, self.links), (self.end_b, self.links // self.breakout))
+        for end, links in per_end:
+            if end not in FORM_FACTOR_GBPS:
+                raise ValueError(
+                    f"end {end!r} is not a form factor ({', '.join(FORM_FACTOR_GBPS)})"
+                )
+            if links * self.speed_gbps > FORM_FACTOR_GBPS[end]:
+                raise ValueError(
+                    f"{links} x {self.speed_gbps}G exceeds the {FORM_FACTOR_GBPS[end]}G a "
+                    f"{end} end carries"
+                )
         return self
 
+    @property
+    def ports_a(self) -> int:
+        """Links on the a end (the cage or connector with more ports)."""
+        return self.links
 
-SECTIONS = {
+    @property
+    def ports_b(self) -> int:
+        """Links on each b end."""
+        return self.links // self.breakout
+
+    def price_at(self, length_m: float) -> float:
+        """Price of one cable of stocked length ``length_m``."""
+        per_m = self.price_per_m_usd.value if self.price_per_m_usd else 0.0
+        return self.price_usd.value + per_m * length_m
+
+    def stocked(self, length_m: float) -> float | None:
+        """The shortest stocked length that covers ``length_m`` (None when none does)."""
+        for stock in self.lengths_m:
+            if stock >= length_m - LENGTH_EPS_M:
+                return stock
+        return None
+
+
+#: lengths closer than this count as equal (a routed 2.0000001 m fits a 2 m cable)
+LENGTH_EPS_M = 1e-6
+
+
+SECTIONS: dict[str, type[BaseModel]] = {
     "switches": SwitchModel,
     "nics": NicModel,
     "nodes": NodeModel,
@@ -202,7 +343,7 @@ class Catalog(_Strict):
         return _lookup(self.nodes, node_id, "node model")
 
 
-def _lookup(table: dict, key: str, what: str):  # type: ignore[no-untyped-def]
+def _lookup(table: dict[str, Any], key: str, what: str) -> Any:
     if key not in table:
         known = ", ".join(sorted(table))
         raise CatalogError(f"unknown {what} {key!r}; the catalog has: {known}")
@@ -227,6 +368,7 @@ def _first_error(exc: ValidationError, where: str) -> str:
 def parse_catalog(documents: Iterable[tuple[str, object]]) -> Catalog:
     """Build a Catalog from (file name, parsed YAML) pairs; errors name file and entry."""
     tables: dict[str, dict[str, object]] = {k: {} for k in SECTIONS}
+    origin: dict[tuple[str, str], str] = {}
     for fname, doc in documents:
         if not isinstance(doc, dict):
             raise CatalogError(f"{fname}: expected a mapping of sections ({', '.join(SECTIONS)})")
@@ -243,14 +385,54 @@ def parse_catalog(documents: Iterable[tuple[str, object]]) -> Catalog:
                     item = SECTIONS[section].model_validate(entry)
                 except ValidationError as exc:
                     raise CatalogError(_first_error(exc, f"{fname}: {section}[{ident}]")) from None
-                if item.id in tables[section]:  # type: ignore[attr-defined]
-                    raise CatalogError(f"{fname}: {section} id {item.id!r} is defined twice")  # type: ignore[attr-defined]
-                tables[section][item.id] = item  # type: ignore[attr-defined]
+                item_id: str = item.id  # type: ignore[attr-defined]
+                if item_id in tables[section]:
+                    raise CatalogError(f"{fname}: {section} id {item_id!r} is defined twice")
+                tables[section][item_id] = item
+                origin[(section, item_id)] = fname
     catalog = Catalog.model_validate(tables)
+    _cross_check(catalog, origin)
+    return catalog
+
+
+def _cross_check(catalog: Catalog, origin: dict[tuple[str, str], str]) -> None:
+    """References between entries resolve, and every optic has a fibre cord it can take."""
+
+    def where(section: str, ident: str) -> str:
+        return f"{origin.get((section, ident), 'catalog')}: {section}[{ident}]"
+
     for node in catalog.nodes.values():
         if node.nic not in catalog.nics:
-            raise CatalogError(f"nodes[{node.id}]: unknown nic {node.nic!r}")
-    return catalog
+            raise CatalogError(f"{where('nodes', node.id)}: unknown nic {node.nic!r}")
+    connectors = {
+        (end, c.fibre)
+        for c in catalog.cables.values()
+        if c.kind == "fibre"
+        for end in (c.end_a, c.end_b)
+    }
+    for t in catalog.transceivers.values():
+        if t.mode_of:
+            base = catalog.transceivers.get(t.mode_of)
+            if base is None:
+                raise CatalogError(
+                    f"{where('transceivers', t.id)}: mode_of {t.mode_of!r} is not a transceiver "
+                    "in the catalog"
+                )
+            if base.mode_of:
+                raise CatalogError(
+                    f"{where('transceivers', t.id)}: mode_of {t.mode_of!r} is itself a mode of "
+                    f"{base.mode_of!r}; point at the part's own entry"
+                )
+            if (base.form_factor, base.price_usd.value) != (t.form_factor, t.price_usd.value):
+                raise CatalogError(
+                    f"{where('transceivers', t.id)}: a mode of {base.id} must keep its form "
+                    f"factor ({base.form_factor}) and price ({base.price_usd.value:g} USD)"
+                )
+        if (t.connector, t.fibre) not in connectors:
+            raise CatalogError(
+                f"{where('transceivers', t.id)}: no fibre cable has a {t.connector} end for "
+                f"{t.fibre}; add one to the cables section"
+            )
 
 
 def load_catalog(directory: str | Path | None = None) -> Catalog:
