@@ -62,6 +62,48 @@ def as_incidence(matrix: Incidence | sparse.spmatrix | sparse.sparray | ArrayLik
     return Incidence(sparse.csc_matrix(np.asarray(matrix, dtype=np.float64)))
 
 
+def _segment_min(values: NDArray, indptr: NDArray) -> NDArray:
+    """Minimum of ``values`` over each CSR/CSC segment (``inf`` for an empty one)."""
+    padded = np.append(values, np.inf)
+    starts = indptr[:-1]
+    out = np.minimum.reduceat(padded, starts) if starts.size else np.zeros(0)
+    out[indptr[1:] == starts] = np.inf
+    return out
+
+
+class _Mins:
+    """Per-flow minimum over its links and per-link minimum over its flows (direct + via)."""
+
+    def __init__(self, inc: Incidence) -> None:
+        self.d_col = inc.direct  # csc: flows are columns
+        self.d_row = inc.direct.tocsr()
+        self.comm: NDArray | None = None
+        if inc.via is not None and inc.member is not None:
+            member = inc.member.tocsc()
+            if not (np.diff(member.indptr) == 1).all():
+                raise MaxMinError("each flow must belong to exactly one commodity")
+            self.comm = member.indices
+            self.n_comm = member.shape[0]
+            self.v_col = inc.via.tocsc()
+            self.v_row = inc.via.tocsr()
+            self.comm_order = np.argsort(self.comm, kind="stable")
+            self.comm_ptr = np.searchsorted(self.comm[self.comm_order], np.arange(self.n_comm + 1))
+
+    def per_flow(self, x: NDArray) -> NDArray:
+        m = _segment_min(x[self.d_col.indices], self.d_col.indptr)
+        if self.comm is not None:
+            cm = _segment_min(x[self.v_col.indices], self.v_col.indptr)
+            m = np.minimum(m, cm[self.comm])
+        return m
+
+    def per_link(self, m: NDArray) -> NDArray:
+        out = _segment_min(m[self.d_row.indices], self.d_row.indptr)
+        if self.comm is not None:
+            cm = _segment_min(m[self.comm_order], self.comm_ptr)
+            out = np.minimum(out, _segment_min(cm[self.v_row.indices], self.v_row.indptr))
+        return out
+
+
 def max_min_fair(
     matrix: Incidence | sparse.spmatrix | sparse.sparray | ArrayLike,
     capacity: ArrayLike,
@@ -71,10 +113,15 @@ def max_min_fair(
 ) -> NDArray[np.float64]:
     """Max-min fair rate of every flow (columns) over links (rows) of ``capacity``.
 
-    Progressive filling: every unfrozen flow grows at the same pace; when a link fills, the
-    flows on it freeze at the current level; a flow also freezes when it reaches its
-    ``demand`` (None = unlimited). Each round is two sparse matrix-vector products; frozen
-    flows are dropped from the matrix once they are half of those left.
+    The allocation progressive filling reaches (every flow grows at the same pace; a full link
+    freezes its flows; a flow also stops at its ``demand``, None = unlimited), computed in
+    rounds that freeze many bottlenecks at once: link l would fill at level
+    x_l = residual / (weighted active flows); a flow can rise at most to
+    m_f = min(demand_f, x_l over its links); a link whose x_l is the least m_f of its own flows
+    fills exactly at x_l (levels only rise as other flows freeze), so all such links and every
+    flow stopped by its demand are settled together, and the rest is solved again on the
+    remaining capacity. Each round is a few passes over the sparse matrix; settled flows are
+    dropped from it once they are half of those left.
 
     >>> max_min_fair([[1, 1, 1, 1]], [10], [2, 2.6, 4, 5]).round(6).tolist()
     [2.0, 2.6, 2.7, 2.7]
@@ -97,35 +144,30 @@ def max_min_fair(
     if n_flows == 0:
         return rate
     residual = cap.copy()
-    sat_tol = rtol * np.maximum(cap, 1e-300)
     cols = np.arange(n_flows)
     active = np.ones(n_flows)
-    level = 0.0
-    frozen_total = 0
-    while cols.size:
+    mins = _Mins(inc)
+    settled = 0
+    while True:
         growth = inc.load(active)
-        pos = growth > 1e-12
-        if pos.any():
-            share = residual[pos] / growth[pos]
-            dt_link = float(share.min())
-        else:
-            dt_link = np.inf
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x = np.where(growth > 1e-12, np.maximum(residual, 0.0) / growth, np.inf)
+        m = np.minimum(mins.per_flow(x), dem)
+        m[active == 0] = np.inf
         live = active > 0
-        dt_dem = float((dem[live] - level).min()) if live.any() else np.inf
-        dt = max(0.0, min(dt_link, dt_dem))
-        if not np.isfinite(dt):
+        if not np.isfinite(m[live]).all():
             raise MaxMinError("a flow crosses no link and has no demand, so its rate is unbounded")
-        level += dt
-        residual[pos] -= growth[pos] * dt
-        np.maximum(residual, 0.0, out=residual)
-        full = pos & (residual <= sat_tol)
-        stop = (inc.touch(full.astype(np.float64)) > 0) | (dem - level <= rtol * max(level, 1.0))
+        lmin = mins.per_link(m)
+        safe = (growth > 1e-12) & (x <= lmin * (1 + rtol))
+        stop = (inc.touch(safe.astype(np.float64)) > 0) | (m >= dem * (1 - rtol))
         stop &= live
-        rate[cols[stop]] = level
+        new = np.where(stop, m, 0.0)
+        rate[cols[stop]] = m[stop]
+        residual -= inc.load(new)
         active[stop] = 0.0
-        frozen_total += int(stop.sum())
+        settled += int(stop.sum())
         if progress is not None:
-            progress(frozen_total, n_flows)
+            progress(settled, n_flows)
         remaining = int((active > 0).sum())
         if remaining == 0:
             break
@@ -134,4 +176,5 @@ def max_min_fair(
             inc = inc.take(keep)
             cols, dem = cols[keep], dem[keep]
             active = np.ones(keep.size)
+            mins = _Mins(inc)
     return rate
