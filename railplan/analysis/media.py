@@ -614,7 +614,7 @@ def cost_steps(
 # -- every link of a design, cage by cage -----------------------------------------------------
 
 
-def _components(runs: Sequence[LinkRun]) -> list[list[int]]:
+def components(runs: Sequence[LinkRun]) -> list[list[int]]:
     """Runs tied together by sharing a multi-port cage, in order of their first run."""
     parent = list(range(len(runs)))
 
@@ -722,7 +722,7 @@ def assign_cages(catalog: Catalog, runs: Sequence[LinkRun]) -> Assignment:
     idx = _index(catalog)
     choices: dict[str, MediaChoice] = {}
     stretched: list[tuple[str, float, float]] = []
-    for members in _components(runs):
+    for members in components(runs):
         fibre = _fibre_demand(runs, members)
         comp = _shape(runs, members, fibre)
         longest = max(members, key=lambda i: (runs[i].length_m, -i))
@@ -829,7 +829,7 @@ class DesignCoster:
         self._idx = _index(catalog)
         runs = design_runs(design, catalog)
         self._key: dict[str, _Comp] = {}
-        for members in _components(runs):
+        for members in components(runs):
             comp = _shape(runs, members, "")
             for i in members:
                 self._key[runs[i].link_id] = comp
