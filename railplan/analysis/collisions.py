@@ -546,7 +546,10 @@ def summary_for_compare(design: Design, seed: int = 0) -> dict[str, Any]:
     """
     ix = fabric_index(design)
     n = ix.n_nodes
-    out: dict[str, Any] = {"routing": effective_policy(design), "flows_per_nic": 1}
+    out: dict[str, Any] = {
+        "routing": effective_policy(design),
+        "flows_per_nic": DEFAULT_FLOWS_PER_NIC,
+    }
     if n < 2:
         out["pairs"] = out["alltoall"] = None
         return out
