@@ -143,6 +143,10 @@ def load_json(text: str, source: str) -> Any:
     try:
         return decoder.decode(text)
     except json.JSONDecodeError as exc:
+        body = text.rstrip()
+        if exc.pos >= len(body):
+            last = body.count("\n") + 1
+            raise ParseError(source, last, "not valid JSON: it ends early (cut off?)") from None
         raise ParseError(source, exc.lineno, f"not valid JSON: {exc.msg}") from None
     except RecursionError:
         raise ParseError(source, None, "JSON nested too deeply to be tool output") from None

@@ -25,13 +25,18 @@ from railplan.loop._common import (
 )
 
 _MAU_RATE = re.compile(r"(\d+(?:\.\d+)?)\s*G(?:ig|b)?\s*-?\s*base", re.IGNORECASE)
+_MAU_MBPS = re.compile(r"\b(\d+)\s*-?\s*base", re.IGNORECASE)
+_CHASSIS_FIELDS = frozenset({"id", "name", "descr", "mgmt-ip", "mgmt-iface", "capability"})
 _NAMED_PORT_ID = ("ifname", "local", "ifalias", "ifAlias", "agentCircuitId", "")
 
 
 def mau_rate_gbps(text: str) -> float | None:
-    """Line rate named by an LLDP MAU type (``100GbaseCR4`` -> 100), or None if it names none."""
+    """Line rate named by an LLDP MAU type (``100GbaseCR4`` -> 100, ``1000BaseTFD`` -> 1)."""
     m = _MAU_RATE.search(text or "")
-    return float(m.group(1)) if m else None
+    if m:
+        return float(m.group(1))
+    m = _MAU_MBPS.search(text or "")
+    return float(m.group(1)) / 1000 if m else None
 
 
 def parse_lldp_file(path: str | Path, device: str | None = None) -> Neighbors:
@@ -123,7 +128,7 @@ def _chassis(iface: Any) -> tuple[list[str], str]:
     chassis = _first(iface.get("chassis"))
     if not isinstance(chassis, dict):
         return [], ""
-    if "id" in chassis or "name" in chassis:  # json0, or json without a SysName
+    if set(chassis) <= _CHASSIS_FIELDS:  # json0, or json without a SysName
         name = _text(chassis.get("name"))
         cid = _text(chassis.get("id"))
         return ([name] if name else []), cid

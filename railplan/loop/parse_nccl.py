@@ -7,6 +7,7 @@ are skipped; a line that starts like a row but is cut or garbled is an error.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
@@ -132,11 +133,14 @@ def parse_nccl_text(text: str, source: str) -> NcclResult:
     collective = ""
     avg = None
     oob = None
+    counts_wrong = True
     for number, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
         if not stripped:
             continue
         if stripped.startswith("#"):
+            if re.search(r"\bsize\b.*\bcount\b.*\b(algbw|busbw)\b", stripped):
+                counts_wrong = "#wrong" in stripped  # older versions print a max error instead
             if m := _RANK.match(stripped):
                 hosts.append(m.group(1))
             elif m := _STARTING.match(stripped):
@@ -151,7 +155,10 @@ def parse_nccl_text(text: str, source: str) -> NcclResult:
             continue
         m = _ROW_START.match(line)
         if m and m.group(3).lower() in DTYPES:
-            rows.append(_text_row(line, source, number))
+            row = _text_row(line, source, number)
+            if not counts_wrong:
+                row = dataclasses.replace(row, oop_wrong=None, ip_wrong=None)
+            rows.append(row)
     if not collective:
         collective = _guess_collective(text)
     if not rows and not errors:
