@@ -255,7 +255,7 @@ class Cable(_Strict):
             raise ValueError("stocked lengths must be above 0 m")
         if self.lengths_m[-1] > self.reach_m.value + 1e-9:
             raise ValueError(
-                f"stocked length {self.lengths_m[-1]} m exceeds the reach {self.reach_m.value} m"
+                f"stocked length {self.lengths_m[-1]:g} m exceeds the reach {self.reach_m.value:g} m"
             )
         if (self.kind == "fibre") != bool(self.fibre):
             raise ValueError("fibre cables need fibre: mmf|smf, other kinds must leave it empty")
@@ -362,7 +362,7 @@ def _first_error(exc: ValidationError, where: str) -> str:
     err = exc.errors()[0]
     path = ".".join(str(p) for p in err["loc"])
     msg = err["msg"].removeprefix("Value error, ")
-    return f"{where}: {path}: {msg}"
+    return f"{where}: {path}: {msg}" if path else f"{where}: {msg}"
 
 
 def parse_catalog(documents: Iterable[tuple[str, object]]) -> Catalog:

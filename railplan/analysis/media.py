@@ -822,10 +822,14 @@ class DesignCoster:
 
     ``key(link)`` is the shape of the link's component (links in alike components price
     alike); ``cost(key, length_m, link)`` is the component's cheapest cost at that length
-    divided over its links, or UNREACHABLE_USD when nothing in the catalog reaches.
+    divided over its links (``objective="power"``: the power of that cheapest media), or
+    UNREACHABLE_USD when nothing in the catalog reaches.
     """
 
-    def __init__(self, design: Design, catalog: Catalog) -> None:
+    def __init__(self, design: Design, catalog: Catalog, objective: str = "cost") -> None:
+        if objective not in ("cost", "power"):
+            raise ValueError(f"objective {objective!r} is not cost or power")
+        self._power = objective == "power"
         self._idx = _index(catalog)
         runs = design_runs(design, catalog)
         self._key: dict[str, _Comp] = {}
@@ -844,7 +848,10 @@ class DesignCoster:
         hit = self._memo.get(memo)
         if hit is None:
             best = _cheapest(_plans(self._idx, key), length_m)
-            hit = best.cost_usd / len(key.runs) if best else UNREACHABLE_USD
+            if best is None:
+                hit = UNREACHABLE_USD
+            else:
+                hit = (best.power_w if self._power else best.cost_usd) / len(key.runs)
             self._memo[memo] = hit
         return hit
 

@@ -1,0 +1,108 @@
+"""Switch-model choice with CP-SAT: cheaper model wins, bound and gap reported, deterministic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from railplan.analysis.bom import bom
+from railplan.catalog import Catalog, parse_catalog
+from railplan.errors import InfeasibleError, SpecError
+from railplan.model import design_to_json
+from railplan.solve.switch_choice import choose, compatible, nominal_pricer
+from railplan.validate import check
+from tests.conftest import make_spec
+
+CATALOGS = Path(__file__).resolve().parent.parent / "catalogs"
+
+
+def catalog_with(prices: dict[str, float]) -> Catalog:
+    """The bundled catalog with some switch prices changed."""
+    docs = []
+    for file in sorted(CATALOGS.glob("*.yaml")):
+        doc = yaml.safe_load(file.read_text(encoding="utf-8"))
+        for sw in doc.get("switches", []):
+            if sw["id"] in prices:
+                sw["price_usd"] = {"value": prices[sw["id"]], "source": "estimate: test"}
+        docs.append((file.name, doc))
+    return parse_catalog(docs)
+
+
+def switches_only(catalog: Catalog):  # type: ignore[no-untyped-def]
+    return lambda design: bom(design, catalog)
+
+
+def test_picks_the_cheaper_of_two_allowed_models(catalog: Catalog) -> None:
+    spec = make_spec(256, switches=["sn5600", "cx864e-n"])
+    design, report = choose(spec, catalog, "cost")
+    assert {sw.model for sw in design.switches} == {"cx864e-n"}  # 60,000 vs 70,000 USD
+    assert report.status == "OPTIMAL"
+    assert report.best_bound == report.objective_value and report.gap == 0.0
+    assert [b.label for b in report.bases] == ["cx864e-n", "sn5600"]
+    assert report.objective_value == min(b.cost_usd for b in report.bases)
+    assert report.objective_value == nominal_pricer(catalog)(design).totals.cost_usd
+    assert report.lower_bound_switches == design.sizing.lower_bound_switches
+    assert check(design) == []
+
+
+def test_objective_decides_between_cheap_and_frugal(catalog: Catalog) -> None:
+    cheap_sn = catalog_with({"sn5600": 50_000})  # cheaper than cx864e-n, but 1,100 W vs 1,000 W
+    spec = make_spec(256, switches=["sn5600", "cx864e-n"])
+    by_cost, cost_report = choose(spec, cheap_sn, "cost")
+    by_power, power_report = choose(spec, cheap_sn, "power")
+    assert {sw.model for sw in by_cost.switches} == {"sn5600"}
+    assert {sw.model for sw in by_power.switches} == {"cx864e-n"}
+    n = len(by_cost.switches)
+    assert cost_report.bases[0].cost_usd - cost_report.objective_value == n * 10_000
+    assert power_report.objective == "power"
+    assert power_report.objective_value == min(b.power_w for b in power_report.bases)
+
+
+def test_radix_changes_the_fabric_not_just_the_unit_price(catalog: Catalog) -> None:
+    # qm9700 costs half a cx864e-n but has half the ports at 400G, so twice the switches
+    spec = make_spec(1024, switches=["qm9700", "cx864e-n"])
+    design, report = choose(spec, catalog, "cost", switches_only(catalog))
+    by_model = {b.label: b for b in report.bases}
+    assert by_model["qm9700"].switches == 2 * by_model["cx864e-n"].switches
+    best = min(report.bases, key=lambda b: (b.cost_usd, b.label))
+    assert report.chosen.label == best.label
+    assert {sw.model for sw in design.switches} == {best.label}
+
+
+def test_same_inputs_same_answer(catalog: Catalog) -> None:
+    spec = make_spec(256, switches=["sn5600", "cx864e-n", "qm9700"])
+    one = choose(spec, catalog, "cost")
+    two = choose(spec, catalog, "cost")
+    assert design_to_json(one[0]) == design_to_json(two[0])
+    assert one[1] == two[1]  # wall time is not compared
+    assert one[1].to_json() == two[1].to_json()
+
+
+def test_compatible_models_may_replace_a_tier(catalog: Catalog) -> None:
+    cx, sn, qm = (catalog.switch(s) for s in ("cx864e-n", "sn5600", "qm9700"))
+    assert compatible(cx, sn, 400)  # both Ethernet, 64 OSFP cages, 128 x 400G
+    assert not compatible(cx, qm, 400)  # InfiniBand, 64 x 400G
+    spec = make_spec(256, switches=["sn5600", "cx864e-n"])
+    _, report = choose(spec, catalog, "cost", max_models=1)
+    assert set(report.chosen.models) == {"leaf", "spine"}
+    assert set(report.chosen.models.values()) == {"cx864e-n"}
+    assert "radix and ports per cage" in report.scope
+
+
+def test_models_that_cannot_build_are_reported(catalog: Catalog) -> None:
+    spec = make_spec(256, switches=["q3400", "cx864e-n"])
+    _, report = choose(spec, catalog, "cost")
+    assert [m for m, _ in report.skipped] == ["q3400"]
+    assert "no catalog part connects 400G osfp-osfp" in report.skipped[0][1]
+    with pytest.raises(InfeasibleError, match="no allowed switch model builds and prices"):
+        choose(make_spec(256, switches=["q3400"]), catalog, "cost")
+
+
+def test_bad_arguments_are_refused(catalog: Catalog) -> None:
+    spec = make_spec(256, switches=["cx864e-n"])
+    with pytest.raises(SpecError, match="objective 'speed' is not one of cost, power"):
+        choose(spec, catalog, "speed")
+    with pytest.raises(SpecError, match="max_models must be at least 1"):
+        choose(spec, catalog, "cost", max_models=0)
