@@ -408,6 +408,7 @@ def route_bulk(
     hash_base: NDArray | None = None,
     hash_seeds: str = "per-switch",
     rng: np.random.Generator | None = None,
+    include_nic: bool = True,
 ) -> Routed:
     """Route many flows at once; vectorized over flows, one numpy step per switch hop.
 
@@ -416,6 +417,7 @@ def route_bulk(
     ``hash_base`` None, uniformly at random from ``rng``; ``dmodk``/``deterministic`` pick
     member (d // div) mod n, d = destination index in leaf-port order; ``adaptive`` splits each
     flow evenly over every member of every group (packet spraying, fluid).
+    ``include_nic`` False leaves out the two NIC links (node to leaf, leaf to node).
     """
     n = len(src_node)
     s_leaf = ix.ep_leaf[src_node, src_port]
@@ -426,8 +428,8 @@ def route_bulk(
     flows = np.arange(n, dtype=np.int64)
     first = 2 * ix.ep_link[src_node, src_port].astype(np.int64)
     last = 2 * ix.ep_link[dst_node, dst_port].astype(np.int64) + 1
-    nic_flow = np.concatenate([flows, flows])
-    nic_dl = np.concatenate([first, last])
+    nic_flow = np.concatenate([flows, flows]) if include_nic else flows[:0]
+    nic_dl = np.concatenate([first, last]) if include_nic else first[:0]
     if policy == "adaptive":
         comm_keys = s_leaf.astype(np.int64) * ix.n_switches + d_leaf
         uniq, comm_of_flow = np.unique(comm_keys, return_inverse=True)

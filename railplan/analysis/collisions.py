@@ -201,6 +201,8 @@ class _Solved:
 def _route(
     ix: FabricIndex, fs: FlowSet, policy: str, hash_name: str, hash_seeds: str, rng: Any
 ) -> Routed:
+    """Fabric links of every flow. NIC links are left out: they never bind, since a flow's
+    demand is its port's line rate over the flows sharing that port (``FlowSet.ideal``)."""
     if policy == "ecmp" and hash_name == "crc32":
         lqpn = rng.integers(0x100, 1 << 24, size=len(fs), dtype=np.int64)
         rqpn = rng.integers(0x100, 1 << 24, size=len(fs), dtype=np.int64)
@@ -214,8 +216,11 @@ def _route(
             policy,
             hash_base=base,
             hash_seeds=hash_seeds,
+            include_nic=False,
         )
-    return route_bulk(ix, fs.src_node, fs.src_port, fs.dst_node, fs.dst_port, policy, rng=rng)
+    return route_bulk(
+        ix, fs.src_node, fs.src_port, fs.dst_node, fs.dst_port, policy, rng=rng, include_nic=False
+    )
 
 
 def _incidence(ix: FabricIndex, fs: FlowSet, routed: Routed) -> tuple[Incidence, NDArray]:
