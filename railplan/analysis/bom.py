@@ -40,7 +40,13 @@ class BomLine:
 
 @dataclass(frozen=True, slots=True)
 class BomTotals:
-    """Sums over the lines; ``power_max_w`` counts each switch at its maximum figure."""
+    """Sums over the lines.
+
+    ``power_w`` is typical: switches without optics plus every module and active cable.
+    ``power_max_w`` takes each switch at the larger of its catalog maximum (which budgets the
+    optics in its cages) and its typical figure plus the modules actually in it, then adds the
+    node-side modules and active cables.
+    """
 
     cost_usd: float
     power_w: float
