@@ -126,17 +126,20 @@ class TraySpec(_Strict):
     """Overhead cable trays: along every row and across at the row ends, or a given graph."""
 
     height_m: float = Field(
-        2.3, gt=0, le=10, description="Tray height above the floor (above the rack tops)"
+        default=2.3, gt=0, le=10, description="Tray height above the floor (above the rack tops)"
     )
     routing: Literal["rows", "graph"] = Field(
-        "rows",
+        default="rows",
         description="rows: a tray above each row joined by cross trays; graph: points + segments",
     )
     cross_trays: Literal["ends", "ends-and-middle"] = Field(
-        "ends", description="Where the cross trays joining the rows run (rows routing)"
+        default="ends", description="Where the cross trays joining the rows run (rows routing)"
     )
     end_clearance_m: float = Field(
-        0.6, ge=0, le=20, description="Distance from the longest row's ends to the cross trays"
+        default=0.6,
+        ge=0,
+        le=20,
+        description="Distance from the longest row's ends to the cross trays",
     )
     points: list[TrayPointSpec] = Field(
         default_factory=list, description="Tray points of a given graph (routing: graph)"
@@ -151,60 +154,70 @@ class PlacementRulesSpec(_Strict):
     """Optional placement rules and the solver's limits."""
 
     leaves_in_su_rack: bool = Field(
-        False, description="Every leaf of a scalable unit goes in that SU's network rack"
+        default=False, description="Every leaf of a scalable unit goes in that SU's network rack"
     )
     spines_in_network_row: bool = Field(
-        False, description="Spines and cores go in the dedicated network row"
+        default=False, description="Spines and cores go in the dedicated network row"
     )
-    time_limit_s: float = Field(20.0, gt=0, le=86_400, description="CP-SAT time limit")
-    random_seed: int = Field(1, ge=0, description="CP-SAT random seed (same seed, same answer)")
-    num_workers: int = Field(8, ge=1, le=64, description="CP-SAT search workers")
+    time_limit_s: float = Field(default=20.0, gt=0, le=86_400, description="CP-SAT time limit")
+    random_seed: int = Field(
+        default=1, ge=0, description="CP-SAT random seed (same seed, same answer)"
+    )
+    num_workers: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="CP-SAT workers (more than one run interleaved, still deterministic)",
+    )
     group_size: int = Field(
-        8, ge=1, le=64, description="Largest block of like switches placed as one unit"
+        default=8, ge=1, le=64, description="Largest block of like switches placed as one unit"
     )
 
 
 class LayoutSpec(_Strict):
     """Floor, racks, trays and labels: where everything physically sits and how cables run."""
 
-    nodes_per_rack: int = Field(4, ge=1, le=64)
-    racks_per_row: int = Field(16, ge=1, le=99, description="Compute racks in one row")
-    rack_width_m: float = Field(0.6, gt=0, le=5)
-    rack_depth_m: float = Field(1.2, gt=0, le=5)
-    aisle_width_m: float = Field(1.2, ge=0, le=20, description="Aisle between two rows")
+    nodes_per_rack: int = Field(default=4, ge=1, le=64)
+    racks_per_row: int = Field(default=16, ge=1, le=99, description="Compute racks in one row")
+    rack_width_m: float = Field(default=0.6, gt=0, le=5)
+    rack_depth_m: float = Field(default=1.2, gt=0, le=5)
+    aisle_width_m: float = Field(default=1.2, ge=0, le=20, description="Aisle between two rows")
     row_pitch_m: float | None = Field(
-        None, gt=0, le=50, description="Row to row distance (default: rack depth + aisle)"
+        default=None, gt=0, le=50, description="Row to row distance (default: rack depth + aisle)"
     )
-    rack_height_u: int = Field(42, ge=8, le=60)
-    node_height_u: int = Field(8, ge=1, le=20, description="Rack units of one GPU node")
-    node_first_u: int = Field(2, ge=1, description="Lowest U of the first node in a rack")
+    rack_height_u: int = Field(default=42, ge=8, le=60)
+    node_height_u: int = Field(default=8, ge=1, le=20, description="Rack units of one GPU node")
+    node_first_u: int = Field(default=2, ge=1, description="Lowest U of the first node in a rack")
     node_u: list[int] | None = Field(
-        None, description="Explicit lowest U of each node slot (overrides node_first_u)"
+        default=None, description="Explicit lowest U of each node slot (overrides node_first_u)"
     )
     network_racks: Literal["end-of-row", "middle-of-row", "in-row", "network-row"] = Field(
-        "end-of-row", description="Where the racks for leaves, spines and cores stand"
+        default="end-of-row", description="Where the racks for leaves, spines and cores stand"
     )
     network_rack_count: int | Literal["auto"] = Field(
-        "auto",
+        default="auto",
         description="Network racks in all (auto: enough for the switches' U and power, +25%)",
     )
     network_rack_reserved_u: int = Field(
-        2, ge=0, le=20, description="U kept free at the top of a network rack (patch panels)"
+        default=2,
+        ge=0,
+        le=20,
+        description="U kept free at the top of a network rack (patch panels)",
     )
     network_rack_power_w: float = Field(
-        30_000, gt=0, description="Power budget of one network rack, in W"
+        default=30_000, gt=0, description="Power budget of one network rack, in W"
     )
     switch_power: Literal["max", "typical"] = Field(
-        "max", description="Switch power figure counted against the rack budget"
+        default="max", description="Switch power figure counted against the rack budget"
     )
-    slack_m: float = Field(1.0, ge=0, le=20, description="Slack added to every cable")
+    slack_m: float = Field(default=1.0, ge=0, le=20, description="Slack added to every cable")
     trays: TraySpec = Field(default_factory=TraySpec)
     placement: PlacementRulesSpec = Field(default_factory=PlacementRulesSpec)
     label_template: str = Field(
-        "{rack}-U{u:02d}-{device}-{port}",
+        default="{rack}-U{u:02d}-{device}-{port}",
         description="Cable end label; fields: rack, u, device, port, cable, link, plane, rail",
     )
-    colour_by: Literal["rail", "plane"] = Field("rail", description="Cable colour scheme")
+    colour_by: Literal["rail", "plane"] = Field(default="rail", description="Cable colour scheme")
 
     @model_validator(mode="after")
     def _nodes_fit(self) -> LayoutSpec:
