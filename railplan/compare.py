@@ -1,4 +1,4 @@
-"""compare(spec): plan every topology family for the same cluster and put the results side by side."""
+"""compare(spec): plan every topology family for one cluster and put the results side by side."""
 
 from __future__ import annotations
 

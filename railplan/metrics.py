@@ -1,4 +1,4 @@
-"""Figures derived from a design's wiring alone: switch hops between NIC ports, inter-switch links."""
+"""Figures derived from a design's wiring alone: switch hops between NICs, inter-switch links."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from railplan import InfeasibleError, SpecError, check, plan, spec_from_dict
+from railplan import InfeasibleError, Spec, SpecError, check, plan, spec_from_dict
 from railplan.catalog import load_catalog
 from railplan.topology.matrix import matrix_capacity, matrix_groups
 from railplan.topology.shape import leaf_split, resolve_shape
@@ -21,7 +21,9 @@ FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthChe
 CATALOG = load_catalog()
 
 
-def make(family: str, nodes: int, node: str, layout: dict[str, Any] | None = None, **fabric: Any):  # type: ignore[no-untyped-def]
+def make(
+    family: str, nodes: int, node: str, layout: dict[str, Any] | None = None, **fabric: Any
+) -> Spec:
     return spec_from_dict(
         {
             "cluster": {"gpus": nodes * 8, "node": node},
@@ -32,7 +34,7 @@ def make(family: str, nodes: int, node: str, layout: dict[str, Any] | None = Non
 
 
 @st.composite
-def matrix_specs(draw):  # type: ignore[no-untyped-def]
+def matrix_specs(draw: st.DrawFn) -> Spec:
     node = draw(st.sampled_from(NODES))
     fabric: dict[str, Any] = {
         "switches": [draw(st.sampled_from(SWITCHES))],
@@ -70,7 +72,7 @@ def test_random_matrix_specs_pass_check_or_exceed_the_capacity(spec):
 
 
 @st.composite
-def fat_tree_specs(draw):  # type: ignore[no-untyped-def]
+def fat_tree_specs(draw: st.DrawFn) -> Spec:
     return make(
         "fat-tree",
         draw(st.integers(1, 300)),

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from railplan import InfeasibleError, check, plan, spec_from_dict
+from railplan import InfeasibleError, SpecError, check, plan, spec_from_dict
 from railplan.metrics import max_hops
 from railplan.model import Design
 
@@ -76,6 +76,11 @@ def test_rack_wider_than_a_tor_is_refused_with_the_maximum(catalog):
     assert "at most 4 nodes per rack" in str(exc.value)
     design = plan(ft_spec(8 * 16, per_rack=8, fat_tree={"tors_per_rack": 2}), catalog)
     assert check(design) == []
+
+
+def test_two_tors_for_a_single_port_rack_are_refused(catalog):
+    with pytest.raises(SpecError, match=r"fabric\.fat_tree\.tors_per_rack"):
+        plan(ft_spec(8, per_rack=1, planes=8, fat_tree={"tors_per_rack": 2}), catalog)
 
 
 def test_three_tiers_when_the_racks_outgrow_two(catalog):

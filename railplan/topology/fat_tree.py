@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from railplan.catalog import SwitchModel
-from railplan.errors import InfeasibleError
+from railplan.errors import InfeasibleError, SpecError
 from railplan.model import Design, Node, NodeShape, Sizing
 from railplan.spec import Spec
 from railplan.topology.builder import FabricBuilder
@@ -54,6 +54,12 @@ def _check_rack_fits(spec: Spec, shape: NodeShape, split: LeafSplit, model: Swit
     tors = spec.fabric.fat_tree.tors_per_rack
     for plane in range(spec.fabric.planes):
         ports = shape.port_plane.count(plane)
+        if per_rack * ports < tors:
+            raise SpecError(
+                f"fabric.fat_tree.tors_per_rack: a rack of {per_rack} node(s) has "
+                f"{per_rack * ports} port(s) per plane, too few for {tors} ToRs; "
+                "use tors_per_rack: 1"
+            )
         if tor_load(per_rack, ports, tors, 0) > split.down:
             most = split.down * tors // ports
             raise InfeasibleError(

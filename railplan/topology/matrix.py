@@ -189,8 +189,9 @@ def size_matrix(
     node ports <= ratio x A-B links within its ``split.up`` ports.
 
     >>> from railplan.topology.shape import leaf_split
-    >>> size_matrix(4096, 4, leaf_split(256, 1.0))
-    MatrixLayout(rails=4, nodes_per_a=128, a_per_rail=32, nodes_per_b=32, b_leaves=128, links_per_pair=1)
+    >>> lay = size_matrix(4096, 4, leaf_split(256, 1.0))
+    >>> lay.a_leaves, lay.nodes_per_a, lay.b_leaves, lay.nodes_per_b, lay.links_per_pair
+    (128, 128, 128, 32, 1)
     >>> size_matrix(4097, 4, leaf_split(256, 1.0)) is None
     True
     """
