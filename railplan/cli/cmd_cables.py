@@ -1,0 +1,105 @@
+"""`railplan cables`: lay out racks, place switches, cable every link; write the schedule or exports."""
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from railplan.cli.app import app
+from railplan.cli.common import DesignSource, design_command, write_atomic
+from railplan.errors import SpecError
+from railplan.model import design_to_json
+from railplan.pipeline import OBJECTIVES, complete
+from railplan.render import cables_csv, dot, ibtopo, netbox, p2p
+
+FORMATS = ("csv", "netbox", "p2p", "ibtopo", "dot")
+DEFAULT_NAMES = {
+    "csv": "cables.csv",
+    "p2p": "p2p.csv",
+    "ibtopo": "fabric.topo",
+    "dot": "fabric.dot",
+}
+
+
+def _say(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+@app.command("cables")
+@design_command
+def cables_cmd(
+    src: DesignSource,
+    out: Annotated[
+        Optional[Path],  # noqa: UP045 - typer needs a runtime type
+        typer.Option(
+            "-o",
+            "--out",
+            help="Output file (a directory for --format netbox, or to use the default name).",
+        ),
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="csv (cable schedule), netbox, p2p, ibtopo or dot.")
+    ] = "csv",
+    objective: Annotated[
+        str, typer.Option("--objective", help="Placement objective: cost, power or length.")
+    ] = "cost",
+    time_limit: Annotated[
+        Optional[float],  # noqa: UP045
+        typer.Option("--time-limit", help="CP-SAT time limit in s (default: the spec's)."),
+    ] = None,
+    naive: Annotated[
+        bool, typer.Option("--naive", help="First-fit placement from the row end, no solver.")
+    ] = False,
+    site: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--site", help="NetBox site name (default: the design name)."),
+    ] = None,
+    design_out: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--design-out", help="Also write the cabled design.json here."),
+    ] = None,
+) -> None:
+    """Compute rack layout, switch placement and every cable; write a schedule or an export."""
+    if fmt not in FORMATS:
+        raise SpecError(f"--format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if objective not in OBJECTIVES:
+        raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
+    design = src.design()
+    catalog = src.catalog()
+    if not design.cables or naive or time_limit is not None:
+        design, report = complete(
+            design,
+            src.spec(),
+            catalog,
+            objective=objective,
+            time_limit_s=time_limit,
+            progress=_say if sys.stderr.isatty() else None,
+            method="naive" if naive else "cp-sat",
+        )
+        gap = f", gap {report.gap:.1%} ({report.bound_kind})" if report.gap == report.gap else ""
+        _say(
+            f"placement: {report.method}, {report.status}{gap}; {report.cables} cables, "
+            f"media ${report.cable_cost_usd:,.0f}, {report.cable_power_w:,.0f} W"
+        )
+    if design_out is not None:
+        write_atomic(design_out, design_to_json(design))
+    if fmt == "netbox":
+        if out is None:
+            raise SpecError("--format netbox writes four CSV files; give a directory with -o DIR")
+        for name, text in netbox.render(design, catalog, site).items():
+            write_atomic(out / name, text)
+        _say(f"wrote racks.csv, devices.csv, interfaces.csv and cables.csv into {out}")
+        return
+    text = {
+        "csv": lambda: cables_csv.render(design),
+        "p2p": lambda: p2p.render(design, catalog),
+        "ibtopo": lambda: ibtopo.render(design, catalog),
+        "dot": lambda: dot.render(design),
+    }[fmt]()
+    if out is None:
+        typer.echo(text, nl=False)
+        return
+    target = out / DEFAULT_NAMES[fmt] if out.is_dir() else out
+    write_atomic(target, text)
+    _say(f"wrote {target}")

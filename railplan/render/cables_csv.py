@@ -1,0 +1,137 @@
+"""The cable schedule: one CSV row per cable, both ends, media, length and labels, rack by rack."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from railplan.errors import DesignFileError
+from railplan.model import Cable, Design, Link, Placement, Switch
+
+COLUMNS = (
+    "cable_id",
+    "a_rack",
+    "a_u",
+    "a_device",
+    "a_port",
+    "b_rack",
+    "b_u",
+    "b_device",
+    "b_port",
+    "media",
+    "transceiver_a",
+    "transceiver_b",
+    "length_m",
+    "plane",
+    "rail",
+    "label_a",
+    "label_b",
+    "colour",
+    "link_id",
+    "kind",
+)
+
+
+@dataclass(frozen=True)
+class CableEnd:
+    """One end of a cable as a technician finds it: rack, U, device and port name."""
+
+    rack: str
+    u: int
+    device: str
+    port: str
+
+
+@dataclass(frozen=True)
+class ScheduleRow:
+    """A cable with its link and both ends resolved."""
+
+    cable: Cable
+    link: Link
+    a: CableEnd
+    b: CableEnd
+
+
+def port_name(design: Design, device: str, port: int, switches: dict[str, Switch]) -> str:
+    """Front-panel port name on a switch (``P17``, ``P9/2``), NIC port name on a node."""
+    sw = switches.get(device)
+    if sw is None:
+        return design.shape.port_name(port)
+    return sw.port_name(port)
+
+
+def schedule(design: Design) -> list[ScheduleRow]:
+    """Every cable with both ends, ordered rack by rack (row, position), top of rack first.
+
+    Raises DesignFileError when the design has no cables yet (plan and complete it first).
+    """
+    if not design.cables:
+        raise DesignFileError(
+            f"design {design.name} has no cables; complete it with racks and cabling first "
+            "(railplan cables does this from a spec)"
+        )
+    links = {lk.id: lk for lk in design.links}
+    where: dict[str, Placement] = {p.device: p for p in design.placements}
+    order = {r.id: (r.row, r.position) for r in design.racks}
+    switches = design.switch_by_id()
+    rows = []
+    for cable in design.cables:
+        link = links[cable.link_id]
+        ends = []
+        for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
+            p = where[dev]
+            ends.append(CableEnd(p.rack, p.u, dev, port_name(design, dev, port, switches)))
+        rows.append(ScheduleRow(cable, link, ends[0], ends[1]))
+
+    def key(row: ScheduleRow) -> tuple[tuple[int, int], int, str, int, str]:
+        return (
+            order.get(row.a.rack, (0, 0)),
+            -row.a.u,
+            row.a.device,
+            row.link.a_port,
+            row.cable.id,
+        )
+
+    return sorted(rows, key=key)
+
+
+def to_csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue()
+
+
+def render(design: Design) -> str:
+    """The cable schedule as CSV text (header first, one row per cable)."""
+    out = []
+    for row in schedule(design):
+        c, lk = row.cable, row.link
+        out.append(
+            (
+                c.id,
+                row.a.rack,
+                row.a.u,
+                row.a.device,
+                row.a.port,
+                row.b.rack,
+                row.b.u,
+                row.b.device,
+                row.b.port,
+                c.media,
+                c.transceiver_a,
+                c.transceiver_b,
+                f"{c.length_m:g}",
+                lk.plane,
+                lk.rail if lk.rail >= 0 else "",
+                c.label_a,
+                c.label_b,
+                c.colour,
+                lk.id,
+                lk.kind,
+            )
+        )
+    return to_csv(COLUMNS, out)

@@ -1,0 +1,76 @@
+"""InfiniBand topology file (IBDM / ``ibdiagnet --topo_file`` style) of the planned fabric.
+
+One section per switch, separated by blank lines: a declaration line ``SYSTEM-TYPE
+SYSTEM-NAME`` then one line per cabled port ``LOCAL-PORT -WIDTH-SPEED-> REM-SYS-TYPE REM-SYS-NAME
+REM-PORT`` (the IBDM topology-file grammar, with the link width and lane speed that NVIDIA's
+topo files carry, e.g. ``P2 -4x-100G-> ...``). Switch ports are logical port numbers
+``P1``..``Pn`` as the switch reports them; host ports are ``mlx5_<nic>/P<port>``. Switch-to-
+switch links appear in both switches' sections, as ibdiagnet writes them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from railplan.catalog import Catalog
+from railplan.errors import InfeasibleError
+from railplan.model import Design, Switch
+
+#: link width and lane speed of an InfiniBand port by its rate (NDR: 4 lanes of 100G)
+WIDTH_SPEED = {800: "4x-200G", 400: "4x-100G", 200: "2x-100G", 100: "4x-25G"}
+HOST_TYPE = "HCA"
+
+
+def _system_type(sw: Switch, catalog: Catalog) -> str:
+    model = catalog.switches.get(sw.model)
+    name = model.id if model else sw.model
+    return "M" + name.upper() if name.lower().startswith("qm") else name.upper()
+
+
+def _host_port(design: Design, port: int) -> str:
+    per = design.shape.ports_per_nic
+    return f"mlx5_{port // per}/P{port % per + 1}"
+
+
+def render(design: Design, catalog: Catalog) -> str:
+    """The topology file text; switches in design order, ports in number order.
+
+    Raises InfeasibleError for an Ethernet fabric (the file describes InfiniBand subnets).
+    """
+    ethernet = sorted(
+        {
+            sw.model
+            for sw in design.switches
+            if sw.model in catalog.switches and catalog.switches[sw.model].protocol != "infiniband"
+        }
+    )
+    if ethernet:
+        raise InfeasibleError(
+            f"{', '.join(ethernet)} is an Ethernet switch; an InfiniBand topology file needs an "
+            "InfiniBand fabric, so export this design as csv, netbox or p2p instead"
+        )
+    switches = design.switch_by_id()
+    sections: dict[str, list[tuple[int, str]]] = defaultdict(list)
+
+    def far(device: str, port: int) -> str:
+        sw = switches.get(device)
+        if sw is None:
+            return f"{HOST_TYPE} {device} {_host_port(design, port)}"
+        return f"{_system_type(sw, catalog)} {device} P{port + 1}"
+
+    for lk in design.links:
+        arrow = f"-{WIDTH_SPEED.get(lk.rate_gbps, '4x')}->"
+        if lk.b_device in switches:
+            sections[lk.b_device].append(
+                (lk.b_port, f"P{lk.b_port + 1} {arrow} {far(lk.a_device, lk.a_port)}")
+            )
+        if lk.a_device in switches:
+            sections[lk.a_device].append(
+                (lk.a_port, f"P{lk.a_port + 1} {arrow} {far(lk.b_device, lk.b_port)}")
+            )
+    blocks = []
+    for sw in design.switches:
+        lines = [f"{_system_type(sw, catalog)} {sw.id}"]
+        lines += [text for _, text in sorted(sections[sw.id])]
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"

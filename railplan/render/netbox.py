@@ -1,0 +1,220 @@
+"""NetBox bulk-import CSVs (racks, devices, interfaces, cables) with the columns NetBox's forms take.
+
+Columns follow NetBox's DCIM import forms (``RackImportForm``, ``DeviceImportForm``,
+``InterfaceImportForm``, ``CableImportForm``); choice values are NetBox slugs
+(``400gbase-x-osfp``, ``infiniband-ndr-4x``, ``dac-passive``, ``mmf-om4``). Sites, manufacturers,
+device roles and device types must exist in NetBox before the import (the import matches them
+by name, and device types by model).
+"""
+
+from __future__ import annotations
+
+from railplan.catalog import Catalog
+from railplan.model import Design
+from railplan.render.cables_csv import schedule, to_csv
+
+RACK_COLUMNS = ("site", "name", "status", "width", "u_height", "description")
+DEVICE_COLUMNS = (
+    "name",
+    "role",
+    "manufacturer",
+    "device_type",
+    "status",
+    "site",
+    "rack",
+    "position",
+    "face",
+    "description",
+)
+INTERFACE_COLUMNS = ("device", "name", "label", "type", "speed", "enabled", "description")
+CABLE_COLUMNS = (
+    "side_a_device",
+    "side_a_type",
+    "side_a_name",
+    "side_b_device",
+    "side_b_type",
+    "side_b_name",
+    "type",
+    "status",
+    "label",
+    "color",
+    "length",
+    "length_unit",
+    "description",
+)
+#: NetBox ColorChoices hex values for the TIA-598 colour names cables carry
+COLOUR_HEX = {
+    "blue": "2196f3",
+    "orange": "ff9800",
+    "green": "4caf50",
+    "brown": "795548",
+    "slate": "607d8b",
+    "white": "ffffff",
+    "red": "f44336",
+    "black": "111111",
+    "yellow": "ffeb3b",
+    "violet": "9c27b0",
+    "rose": "ffe4e1",
+    "aqua": "00ffff",
+}
+ROLE_NAMES = {
+    "leaf": "Leaf",
+    "spine": "Spine",
+    "core": "Core",
+    "tor": "ToR",
+    "leaf-a": "Leaf A",
+    "leaf-b": "Leaf B",
+    "rail": "Rail switch",
+}
+_ETHERNET_FF = {"osfp": "osfp", "qsfp-dd": "qsfpdd", "qsfp112": "qsfp112", "qsfp56": "qsfp56"}
+_ETHERNET_TYPES = {
+    "400gbase-x-osfp",
+    "400gbase-x-qsfpdd",
+    "400gbase-x-qsfp112",
+    "200gbase-x-qsfp56",
+    "200gbase-x-qsfpdd",
+    "800gbase-x-osfp",
+    "800gbase-x-qsfpdd",
+    "100gbase-x-qsfp28",
+    "100gbase-x-qsfpdd",
+}
+_INFINIBAND_TYPES = {200: "infiniband-hdr-4x", 400: "infiniband-ndr-4x", 800: "infiniband-xdr-4x"}
+
+
+def interface_type(protocol: str, speed_gbps: int, form_factor: str) -> str:
+    """NetBox interface type slug for a port, ``other`` when NetBox has no exact one."""
+    if protocol == "infiniband":
+        return _INFINIBAND_TYPES.get(speed_gbps, "other")
+    slug = f"{speed_gbps}gbase-x-{_ETHERNET_FF.get(form_factor, form_factor)}"
+    return slug if slug in _ETHERNET_TYPES else "other"
+
+
+def cable_type(catalog: Catalog, media: str) -> str:
+    """NetBox cable type slug of a catalog cable part."""
+    part = catalog.cables.get(media)
+    if part is None:
+        return ""
+    if part.kind == "fibre":
+        return "mmf-om4" if part.fibre == "mmf" else "smf-os2"
+    return {"dac": "dac-passive", "acc": "dac-active", "aec": "dac-active", "aoc": "aoc"}[part.kind]
+
+
+def _protocol(design: Design, catalog: Catalog) -> str:
+    model = catalog.switches.get(design.sizing.switch_model)
+    return model.protocol if model else "ethernet"
+
+
+def racks_csv(design: Design, site: str) -> str:
+    rows = [
+        (site, r.id, "planned", 19, r.height_u, f"{r.kind} rack, row {r.row + 1}")
+        for r in design.racks
+    ]
+    return to_csv(RACK_COLUMNS, rows)
+
+
+def devices_csv(design: Design, catalog: Catalog, site: str) -> str:
+    where = {p.device: p for p in design.placements}
+    node_model = catalog.nodes.get(design.shape.model)
+    rows = []
+    for node in design.nodes:
+        p = where[node.id]
+        device_type = node_model.name if node_model else design.shape.model
+        rows.append(
+            (
+                node.id,
+                "GPU node",
+                _node_vendor(design, catalog),
+                device_type,
+                "planned",
+                site,
+                p.rack,
+                p.u,
+                "front",
+                f"SU {node.su + 1}",
+            )
+        )
+    for sw in design.switches:
+        p = where[sw.id]
+        model = catalog.switches.get(sw.model)
+        rows.append(
+            (
+                sw.id,
+                ROLE_NAMES.get(sw.role, sw.role),
+                model.vendor if model else "",
+                model.name if model else sw.model,
+                "planned",
+                site,
+                p.rack,
+                p.u,
+                "front",
+                f"plane {sw.plane}" + (f", rail {sw.rail}" if sw.rail >= 0 else ""),
+            )
+        )
+    return to_csv(DEVICE_COLUMNS, rows)
+
+
+def _node_vendor(design: Design, catalog: Catalog) -> str:
+    nic = catalog.nics.get(design.shape.nic_model)
+    return nic.vendor if nic else "Generic"
+
+
+def interfaces_csv(design: Design, catalog: Catalog) -> str:
+    """Every cabled port of every device (the ports the cables import terminates on)."""
+    protocol = _protocol(design, catalog)
+    node_ff = design.shape.form_factor
+    ff_of = {m.id: m.form_factor for m in catalog.switches.values()}
+    switches = design.switch_by_id()
+    rows = []
+    for row in schedule(design):
+        for end, port in ((row.a, row.link.a_port), (row.b, row.link.b_port)):
+            sw = switches.get(end.device)
+            ff = ff_of.get(sw.model, "") if sw is not None else node_ff
+            rows.append(
+                (
+                    end.device,
+                    end.port,
+                    row.cable.label_a if end is row.a else row.cable.label_b,
+                    interface_type(protocol, row.link.rate_gbps, ff),
+                    row.link.rate_gbps * 1_000_000,
+                    "true",
+                    f"port {port + 1}, plane {row.link.plane}",
+                )
+            )
+    rows.sort(key=lambda r: (str(r[0]), str(r[1])))
+    return to_csv(INTERFACE_COLUMNS, rows)
+
+
+def cables_csv(design: Design, catalog: Catalog) -> str:
+    rows = []
+    for row in schedule(design):
+        c = row.cable
+        optics = " + ".join(t for t in (c.transceiver_a, c.transceiver_b) if t)
+        rows.append(
+            (
+                row.a.device,
+                "dcim.interface",
+                row.a.port,
+                row.b.device,
+                "dcim.interface",
+                row.b.port,
+                cable_type(catalog, c.media),
+                "planned",
+                c.id,
+                COLOUR_HEX.get(c.colour, ""),
+                f"{c.length_m:g}",
+                "m",
+                c.media + (f" with {optics}" if optics else ""),
+            )
+        )
+    return to_csv(CABLE_COLUMNS, rows)
+
+
+def render(design: Design, catalog: Catalog, site: str | None = None) -> dict[str, str]:
+    """File name -> CSV text, in NetBox import order: racks, devices, interfaces, cables."""
+    name = site or design.name
+    return {
+        "racks.csv": racks_csv(design, name),
+        "devices.csv": devices_csv(design, catalog, name),
+        "interfaces.csv": interfaces_csv(design, catalog),
+        "cables.csv": cables_csv(design, catalog),
+    }
