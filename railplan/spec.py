@@ -77,7 +77,7 @@ class FabricSpec(_Strict):
     plane_assignment: Literal["auto", "port", "nic"] = "auto"
     whole_su: bool = Field(True, description="Provision whole scalable units (leaves and uplinks)")
     tiers: Literal["auto", 2, 3] = "auto"
-    matrix: MatrixSpec = Field(default_factory=MatrixSpec)
+    matrix: MatrixSpec = Field(default_factory=lambda: MatrixSpec())
     fat_tree: FatTreeSpec = Field(default_factory=FatTreeSpec)
     routing: RoutingSpec = Field(default_factory=RoutingSpec)
 
@@ -273,7 +273,7 @@ class Spec(_Strict):
 
     name: str = Field("cluster", min_length=1, max_length=80, pattern=r"^[A-Za-z0-9._-]+$")
     cluster: ClusterSpec
-    fabric: FabricSpec = Field(default_factory=FabricSpec)
+    fabric: FabricSpec = Field(default_factory=lambda: FabricSpec())
     layout: LayoutSpec = Field(default_factory=LayoutSpec)
 
 

@@ -99,13 +99,13 @@ def _wire_three_tier(
     if group_cores is None:
         raise CapacityExceeded(f"3-tier: {len(pods)} pods exceed what {radix}-port cores hold")
     spine_ids: list[list[str]] = []
-    for p, pod in enumerate(pods):
+    for p, members in enumerate(pods):
         ids = [
             b.add_switch(f"p{plane}-spine-pod{p + 1:02d}-{j + 1:02d}", "spine", plane, pod=p)
             for j in range(pod_spines)
         ]
         spine_ids.append(ids)
-        for leaf in pod:
+        for leaf in members:
             per = math.ceil(leaf.up / pod_spines)
             for spine in ids:
                 b.connect("leaf-spine", leaf.id, spine, plane, per)

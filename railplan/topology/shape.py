@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from railplan.catalog import Catalog, SwitchModel
+from railplan.catalog import Catalog, NicModel, SwitchModel
 from railplan.errors import InfeasibleError, SpecError
 from railplan.model import NodeShape
 from railplan.spec import Spec
@@ -14,6 +14,7 @@ from railplan.spec import Spec
 def resolve_shape(spec: Spec, catalog: Catalog) -> NodeShape:
     """The node shape from a catalog node model or explicit fields, with planes and rails."""
     c = spec.cluster
+    nic: NicModel | None
     if c.node:
         model = catalog.node(c.node)
         nic = catalog.nic(c.nic or model.nic)
