@@ -21,6 +21,7 @@ from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
 
 from railplan.analysis.bom import Bom
 from railplan.model import Design, Switch
+from railplan.render import cables_csv
 from railplan.render import pdf_common as pc
 from railplan.render.pdf_common import CHECKBOX, DocInfo, Progress, esc, para, swatch
 
@@ -64,7 +65,6 @@ def cable_rows(design: Design) -> list[CableRow]:
     switches = design.switch_by_id()
     nodes = design.node_by_id()
     placed = {p.device: p for p in design.placements}
-    links = {lk.id: lk for lk in design.links}
 
     def end(device: str, port: int) -> End:
         sw = switches.get(device)
@@ -77,14 +77,14 @@ def cable_rows(design: Design) -> list[CableRow]:
         return End(device, name, f"rack {nodes[device].rack + 1}", None)
 
     rows = []
-    if design.cables:
-        for c in design.cables:
-            lk = links[c.link_id]
+    if design.cables:  # the cable schedule's order: rack by rack, top of the rack down
+        for sr in cables_csv.schedule(design):
+            c, lk = sr.cable, sr.link
             rows.append(
-                CableRow(c.id, lk.id, lk.kind, end(lk.a_device, lk.a_port),
-                         end(lk.b_device, lk.b_port), c.media, c.transceiver_a or "-",
-                         c.transceiver_b or "-", f"{c.length_m:g}", c.label_a, c.label_b,
-                         c.colour, lk.rate_gbps)
+                CableRow(c.id, lk.id, lk.kind, End(sr.a.device, sr.a.port, sr.a.rack, sr.a.u),
+                         End(sr.b.device, sr.b.port, sr.b.rack, sr.b.u), c.media,
+                         c.transceiver_a or "-", c.transceiver_b or "-", f"{c.length_m:g}",
+                         c.label_a, c.label_b, c.colour, lk.rate_gbps)
             )  # fmt: skip
         return rows
     for lk in design.links:
