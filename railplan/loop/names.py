@@ -237,7 +237,7 @@ class NameMap:
     def _switch_port(self, sw: Switch, raw: str) -> int | None:
         ppc = sw.ports_per_cage
         cages = sw.radix // ppc if ppc else sw.radix
-        if raw.isdigit():
+        if raw.isdecimal():
             index = int(raw) - 1
             return index if 0 <= index < sw.radix else None
         m = _P.match(raw) or _SWP.match(raw)

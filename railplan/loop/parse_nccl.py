@@ -193,6 +193,8 @@ def _num(token: str, source: str, number: int, what: str) -> float | None:
 
 def _text_row(line: str, source: str, number: int) -> NcclRow:
     tokens = line.split()
+    if len(tokens) < 8:
+        raise ParseError(source, number, "a result row is cut short", line)
     size, count, dtype, redop = int(tokens[0]), int(tokens[1]), tokens[2], tokens[3]
     rest = tokens[4:]
     if len(rest) % 2:  # a root column (-1 when unused) follows redop since nccl-tests 2.x
