@@ -1,0 +1,102 @@
+"""`railplan sheets`: cabling sheets PDF (cover, topology, racks, cable tables, BOM) and labels."""
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from railplan.analysis.bom import bom as build_bom
+from railplan.cli.app import app
+from railplan.cli.common import DesignSource, design_command
+from railplan.cli.progress import progress_bar
+from railplan.errors import SpecError
+from railplan.model import Design
+from railplan.pipeline import complete
+from railplan.render.atomic import write_atomic
+from railplan.render.pdf_common import Progress
+from railplan.render.pdf_sheets import LABEL_GRIDS, render_labels, render_sheets
+from railplan.testplan import design_hash
+
+PAGE_SIZES = ("a4", "letter")
+
+
+def _say(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+def cabled_design(src: DesignSource, naive: bool = False) -> Design:
+    """The source's design with racks and cables: a design.json as is, else laid out now."""
+    design = src.design()
+    if design.cables:
+        return design
+    if src.is_design_file():
+        _say(f"note: {src.source} has no cables; laying it out from its spec")
+    design, report = complete(
+        design,
+        src.spec(),
+        src.catalog(),
+        progress=_say if sys.stderr.isatty() else None,
+        method="naive" if naive else "cp-sat",
+    )
+    _say(f"layout: {report.method}, {report.status}; {report.cables} cables")
+    return design
+
+
+def _stage(update: Callable[[int, int], None] | None) -> Progress | None:
+    """Adapt the CLI bar's ``(done, total)`` to the renderers' ``(stage, done, total)``."""
+    if update is None:
+        return None
+    bar = update
+
+    def report(_stage: str, done: int, total: int) -> None:
+        bar(done, total)
+
+    return report
+
+
+@app.command("sheets")
+@design_command
+def sheets_cmd(
+    src: DesignSource,
+    out_dir: Annotated[
+        Path, typer.Option("-o", "--out", help="Directory for sheets.pdf and labels.pdf.")
+    ] = Path("."),
+    revision: Annotated[
+        str, typer.Option("--revision", help="Revision printed on every page.")
+    ] = "draft",
+    page_size: Annotated[str, typer.Option("--page-size", help="a4 or letter.")] = "a4",
+    labels: Annotated[
+        str,
+        typer.Option("--labels", help=f"Label stock: {', '.join(sorted(LABEL_GRIDS))}, or none."),
+    ] = "avery-l7654",
+    naive: Annotated[
+        bool, typer.Option("--naive", help="Lay out with first-fit placement (no solver).")
+    ] = False,
+    design_out: Annotated[
+        Optional[Path],  # noqa: UP045 - typer needs a runtime type
+        typer.Option("--design-out", help="Also write the cabled design.json here."),
+    ] = None,
+) -> None:
+    """Write the cabling sheets (sheets.pdf) and the cable end labels (labels.pdf)."""
+    if page_size not in PAGE_SIZES:
+        raise SpecError(f"--page-size {page_size!r}: use a4 or letter")
+    if labels != "none" and labels not in LABEL_GRIDS:
+        raise SpecError(f"--labels {labels!r}: use one of {', '.join(sorted(LABEL_GRIDS))}, none")
+    design = cabled_design(src, naive)
+    if design_out is not None:
+        from railplan.model import design_to_json
+
+        write_atomic(design_out, design_to_json(design))
+    digest = design_hash(design)
+    bom = build_bom(design, src.catalog())
+    with progress_bar("sheets") as bar:
+        pdf, pages = render_sheets(design, bom, revision, digest, page_size, _stage(bar))
+    write_atomic(out_dir / "sheets.pdf", pdf)
+    _say(f"wrote {out_dir / 'sheets.pdf'} ({pages} pages, {len(design.cables):,} cables)")
+    if labels != "none":
+        with progress_bar("labels") as bar:
+            lab, lpages = render_labels(design, labels, revision, digest, _stage(bar))
+        write_atomic(out_dir / "labels.pdf", lab)
+        _say(f"wrote {out_dir / 'labels.pdf'} ({lpages} pages of {labels})")

@@ -1,0 +1,85 @@
+"""`railplan testplan`: the acceptance test plan as PDF, YAML, JSON, text and runnable scripts."""
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from railplan.cli.app import app
+from railplan.cli.cmd_sheets import PAGE_SIZES, _say, _stage, cabled_design
+from railplan.cli.common import DesignSource, design_command
+from railplan.cli.progress import progress_bar
+from railplan.errors import SpecError
+from railplan.render.atomic import write_atomic
+from railplan.render.pdf_testplan import render_testplan
+from railplan.render.scripts import executable, render_scripts
+from railplan.render.testplan_data import plan_to_json, plan_to_text, plan_to_yaml
+from railplan.testplan import TestPlanOptions, build_testplan
+
+
+@app.command("testplan")
+@design_command
+def testplan_cmd(
+    src: DesignSource,
+    out_dir: Annotated[
+        Path,
+        typer.Option("-o", "--out", help="Directory for testplan.pdf/.yaml/.json and scripts/."),
+    ] = Path("."),
+    revision: Annotated[
+        str, typer.Option("--revision", help="Revision printed on every page.")
+    ] = "draft",
+    partners: Annotated[
+        int, typer.Option("--partners", help="Distinct pair-test partners per node.", min=1)
+    ] = 2,
+    devices: Annotated[
+        Optional[str],  # noqa: UP045 - typer needs a runtime type
+        typer.Option(
+            "--devices", help="RDMA device per node port, comma-separated (default mlx5_<port>)."
+        ),
+    ] = None,
+    gid_index: Annotated[
+        int, typer.Option("--gid-index", help="RoCE GID index of every device.", min=0)
+    ] = 3,
+    mtu: Annotated[int, typer.Option("--mtu", help="Expected active MTU.")] = 4096,
+    priority: Annotated[
+        int, typer.Option("--priority", help="Lossless (PFC/ECN) priority.", min=0, max=7)
+    ] = 3,
+    page_size: Annotated[str, typer.Option("--page-size", help="a4 or letter.")] = "a4",
+    naive: Annotated[
+        bool, typer.Option("--naive", help="Lay out with first-fit placement (no solver).")
+    ] = False,
+) -> None:
+    """Write the acceptance test plan: testplan.pdf, .yaml, .json, .txt and scripts/."""
+    if page_size not in PAGE_SIZES:
+        raise SpecError(f"--page-size {page_size!r}: use a4 or letter")
+    design = cabled_design(src, naive)
+    options = TestPlanOptions(
+        partners=partners,
+        devices=tuple(d.strip() for d in devices.split(",")) if devices else (),
+        gid_index=gid_index,
+        mtu=mtu,
+        lossless_priority=priority,
+        revision=revision,
+    )
+    with progress_bar("test plan") as bar:
+        plan = build_testplan(design, src.catalog(), options, _stage(bar))
+    with progress_bar("testplan.pdf") as bar:
+        pdf, pages = render_testplan(plan, page_size, _stage(bar))
+    write_atomic(out_dir / "testplan.pdf", pdf)
+    write_atomic(out_dir / "testplan.yaml", plan_to_yaml(plan))
+    write_atomic(out_dir / "testplan.json", plan_to_json(plan))
+    write_atomic(out_dir / "testplan.txt", plan_to_text(plan))
+    files = render_scripts(plan, design)
+    for name, text in files.items():
+        target = write_atomic(out_dir / "scripts" / name, text)
+        if executable(name):
+            target.chmod(0o755)
+    c = plan.coverage
+    _say(
+        f"wrote {out_dir / 'testplan.pdf'} ({pages} pages), testplan.yaml/.json/.txt and "
+        f"{len(files)} files in {out_dir / 'scripts'}"
+    )
+    _say(
+        f"coverage: {c.covered_links}/{c.inter_switch_links} switch-to-switch links, "
+        f"{c.nodes_paired}/{c.nodes} nodes in {c.pairs} pairs ({c.rounds} rounds)"
+    )
