@@ -33,7 +33,9 @@ JOINT_LIMIT = 40_000
 PASS_TOLERANCE = 1e-4
 MAX_PASSES = 4
 #: smallest CP-SAT budget (deterministic seconds) one role of one pass gets
-MIN_STAGE_S = 0.5
+MIN_STAGE_S = 0.2
+#: share of the time limit the role-by-role start gets when a joint model follows
+ROLE_SHARE = 0.3
 CENTS = 100
 #: catalog lengths and reaches lie on this grid (metres): lengths are rounded up to it before
 #: pricing, which changes no price and lets one lookup serve many lengths
@@ -402,7 +404,9 @@ def _solve(
     if status == cp_model.INFEASIBLE:
         raise InfeasibleError(_infeasible_reason(groups, free, tables, floor, rules, name, by_id))
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return _Solved({}, -1, -1, name, solver.deterministic_time)
+        return _Solved(
+            {}, -1, math.floor(solver.best_objective_bound + 1e-6), name, solver.deterministic_time
+        )
     assign = {gid: next(r for r, v in row.items() if solver.value(v)) for gid, row in x.items()}
     return _Solved(
         assign=assign,
@@ -464,18 +468,24 @@ def _infeasible_reason(
     by_id: dict[str, Group],
 ) -> str:
     usable = usable_units(floor)
+    budget = floor.layout.network_rack_power_w
+    every = len(tables.racks)
+    sharing: dict[tuple[int, ...], list[Group]] = defaultdict(list)
     for gid in sorted(free):
-        g = by_id[gid]
-        cands = tables.candidates[gid]
-        room_u = usable * len(cands)
-        room_w = floor.layout.network_rack_power_w * len(cands)
-        if g.units > room_u or g.power_w > room_w:
-            rule = "leaves_in_su_rack" if g.tier == 1 else "spines_in_network_row"
+        cands = tuple(tables.candidates[gid])
+        if len(cands) < every:
+            sharing[cands].append(by_id[gid])
+    for cands, members in sharing.items():
+        need_u = sum(g.units for g in members)
+        need_w = sum(g.power_w for g in members)
+        if need_u > usable * len(cands) or need_w > budget * len(cands) + 1e-9:
+            rule = "leaves_in_su_rack" if members[0].tier == 1 else "spines_in_network_row"
+            names = sorted({g.klass.split("#")[0] for g in members})
             return (
-                f"layout.placement.{rule}: the {len(g.members)} switches of {g.klass} need "
-                f"{g.units}U and {g.power_w:g} W, more than racks "
-                f"{', '.join(tables.racks[r] for r in cands)} hold; add network racks "
-                "(layout.network_rack_count) or drop the rule"
+                f"layout.placement.{rule}: {', '.join(names)} need {need_u}U and {need_w:g} W, "
+                f"more than rack(s) {', '.join(tables.racks[r] for r in cands)} hold "
+                f"({usable}U and {budget:g} W each); add network racks "
+                "(layout.network_rack_count), raise layout.network_rack_power_w or drop the rule"
             )
     extra = ""
     if rules.leaves_in_su_rack or rules.spines_in_network_row:
@@ -527,10 +537,30 @@ def place_switches(
     (leaves, then spines, then cores, repeated while it pays), each role optimal given the
     others, and the gap is measured against a capacity-free lower bound.
     """
+    size = rules.group_size
+    while True:
+        try:
+            return _place(design, floor, catalog, coster, rules, size, time_limit_s, progress)
+        except InfeasibleError:
+            if size == 1:
+                raise
+            size = max(1, size // 2)  # smaller blocks pack racks tighter: never a false "no"
+
+
+def _place(
+    design: Design,
+    floor: Floor,
+    catalog: Catalog,
+    coster: LinkCoster,
+    rules: PlacementRulesSpec,
+    group_size: int,
+    time_limit_s: float | None,
+    progress: Progress | None,
+) -> SwitchPlacement:
     start = time.perf_counter()
     limit = time_limit_s if time_limit_s is not None else rules.time_limit_s
     say = progress or (lambda _msg: None)
-    groups = make_groups(design, floor, catalog, rules.group_size)
+    groups = make_groups(design, floor, catalog, group_size)
     if not groups:
         return _result(design, floor, catalog, groups, {}, _empty_report(floor, rules, limit))
     cands = candidate_racks(design, floor, groups, rules)
@@ -540,31 +570,36 @@ def place_switches(
     size = joint_size(groups, tables)
     say(f"placement: {len(groups)} switch groups, {len(tables.racks)} racks, joint size {size}")
     notes: list[str] = []
-    if size <= JOINT_LIMIT:
+    joint = size <= JOINT_LIMIT
+    # role by role first: quick and good; then, when the model is small enough, the joint
+    # model starts from that answer and improves it or proves how far it is from optimal
+    role_limit = limit * ROLE_SHARE if joint else limit
+    at, passes, status = _by_role(groups, tables, floor, rules, role_limit, say)
+    objective = placement_cost(groups, tables, at)
+    bound = relaxation_bound(groups, tables)
+    method, bound_kind = "cp-sat by role", "capacity-free relaxation"
+    if joint:
         solved = _solve(
             groups,
             {g.id for g in groups},
             {},
             tables,
             floor,
-            time_limit_s=limit,
+            time_limit_s=limit - role_limit,
             rules=rules,
-            hint=naive_at or None,
+            hint=at,
         )
-        at, status, passes = solved.assign, solved.status, 1
-        method, bound_kind = "cp-sat joint", "solver"
-        if at:
-            objective, bound = solved.objective, solved.bound
-        else:  # nothing found in time: keep the first fit, bound it by the relaxation
-            at = naive_at or _greedy(groups, {g.id for g in groups}, {}, tables, floor, rules)
-            objective = placement_cost(groups, tables, at)
-            bound, bound_kind = relaxation_bound(groups, tables), "capacity-free relaxation"
-            notes.append(f"CP-SAT found no placement in {limit:g} s; kept a first-fit one")
+        method = "cp-sat joint"
+        if solved.bound > bound:
+            bound, bound_kind = solved.bound, "solver"
+        if solved.assign and solved.objective <= objective:
+            at, objective, status = solved.assign, solved.objective, solved.status
+        elif solved.status == "OPTIMAL":
+            status = "OPTIMAL"
+        else:
+            status = "FEASIBLE"
+            notes.append("the joint model found nothing better than the role-by-role placement")
     else:
-        at, passes, status = _by_role(groups, tables, floor, rules, limit, say)
-        objective = placement_cost(groups, tables, at)
-        bound = relaxation_bound(groups, tables)
-        method, bound_kind = "cp-sat by role", "capacity-free relaxation"
         notes.append(
             f"joint model too large ({size} rack-pair terms); solved role by role in "
             f"{passes} pass(es), each role optimal or time-limited given the others"
