@@ -9,6 +9,7 @@ RDMA efficiency, and the collision analyzer's prediction for the pattern the tes
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -141,6 +142,8 @@ class Coverage:
     note: str
     #: rail-crossing RDMA probes added for links no same-rail pair can reach
     probes: int = 0
+    #: distinct partners each node gets (the option, capped at nodes - 1)
+    partners: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,7 +377,10 @@ def _fmt(x: float) -> str:
 
 
 def _source_tag(src: Sourced) -> str:
-    return src.source.split(":", 1)[0].strip()
+    """``vendor, seed 000``: the kind of source and the seed document it cites, if any."""
+    kind = src.source.split(":", 1)[0].strip()
+    seed = re.search(r"seed \d+", src.source)
+    return f"{kind}, {seed.group(0)}" if seed else kind
 
 
 @dataclass(frozen=True, slots=True)
@@ -645,7 +651,9 @@ def _lat_check(ctx: _Ctx, hops: int) -> Check:
     return Check("lat_typical_us", round(expected, 2), round(bound, 2), "us", "lower", reason)
 
 
-def _rdma_pair(ctx: _Ctx, tid: str, flow: Flow, cls: str, what: str) -> list[PlanTest]:
+def _rdma_pair(
+    ctx: _Ctx, tid: str, flow: Flow, cls: str, what: str, rnd: int = 0
+) -> list[PlanTest]:
     """ib_write_bw and ib_write_lat for one flow: server on the destination, then the client."""
     fab = ctx.fabric
     src, ps, dst, pd = flow
@@ -669,6 +677,7 @@ def _rdma_pair(ctx: _Ctx, tid: str, flow: Flow, cls: str, what: str) -> list[Pla
             refs=refs + groups,
             devices=(dev_d, dev_s),
             ports=(pd, ps),
+            round=rnd,
         )
     ]
     if not tid.startswith("xrail"):
@@ -701,10 +710,18 @@ def _rdma_section(ctx: _Ctx, reps: list[tuple[str, str, str]], probes: list[Flow
             if ps != pd:
                 name += "-ab" if src == u else "-ba"
             tests += _rdma_pair(ctx, f"{cls}-{name}", flow, cls, cls)
-    for i, flow in enumerate(probes, start=1):
+    # probes that share no NIC port and no link run together, round by round
+    busy = [
+        {f"{src}:{ps}", f"{dst}:{pd}", *ctx.fabric.flow_elements((src, ps, dst, pd))}
+        for src, ps, dst, pd in probes
+    ]
+    rounds = _schedule(busy)
+    width = max(3, len(str(len(probes))))
+    for i, (flow, rnd) in enumerate(zip(probes, rounds, strict=True), start=1):
         src, ps, dst, pd = flow
         cls = ctx.fabric.path(ctx.fabric.leaf(src, ps), ctx.fabric.leaf(dst, pd))[0]
-        tests += _rdma_pair(ctx, f"xrail-{i:03d}", flow, cls, f"rail-crossing probe, {cls}")
+        what = f"rail-crossing probe, {cls}"
+        tests += _rdma_pair(ctx, f"xrail-{i:0{width}d}", flow, cls, what, rnd)
     classes = ", ".join(f"{c} ({u} - {v})" for c, u, v in reps) or "none (one node)"
     intro = (
         "ib_write_bw and ib_write_lat between the two ends of every path class, one NIC port "
@@ -712,8 +729,9 @@ def _rdma_section(ctx: _Ctx, reps: list[tuple[str, str, str]], probes: list[Flow
     )
     if probes:
         intro += (
-            f" {len(probes)} rail-crossing probe(s) (NIC k to NIC j) exercise uplinks that "
-            "same-rail traffic never uses (NCCL keeps traffic on its rail)."
+            f" {len(probes)} rail-crossing probe(s) (NIC k to NIC j) exercise links that "
+            "same-rail traffic never takes (NCCL keeps traffic on its rail); they run in "
+            f"{max(rounds)} round(s) of probes that share no port and no link."
         )
     return Section("rdma", "Per-link RDMA", intro, tuple(tests))
 
@@ -906,19 +924,27 @@ def _probes_exact(
     return out
 
 
-def _rounds(pairs: Sequence[tuple[str, str]], groups: Sequence[frozenset[str]]) -> list[int]:
-    """Rounds of pairs that share no node and no link group, so each runs as if alone."""
-    busy: list[set[str]] = []
-    out = [0] * len(pairs)
-    order = sorted(range(len(pairs)), key=lambda i: (-len(groups[i]), i))
+def _schedule(busy: Sequence[set[str]]) -> list[int]:
+    """Greedy colouring: round numbers (from 1) such that no two items of a round share a key.
+
+    >>> _schedule([{"a", "b"}, {"b"}, {"c"}])
+    [1, 2, 1]
+    """
+    taken: list[set[str]] = []
+    out = [0] * len(busy)
+    order = sorted(range(len(busy)), key=lambda i: (-len(busy[i]), i))
     for i in order:
-        need = {*pairs[i], *groups[i]}
-        r = next((k for k, b in enumerate(busy) if not need & b), len(busy))
-        if r == len(busy):
-            busy.append(set())
-        busy[r] |= need
+        r = next((k for k, b in enumerate(taken) if not busy[i] & b), len(taken))
+        if r == len(taken):
+            taken.append(set())
+        taken[r] |= busy[i]
         out[i] = r + 1
     return out
+
+
+def _rounds(pairs: Sequence[tuple[str, str]], groups: Sequence[frozenset[str]]) -> list[int]:
+    """Rounds of pairs that share no node and no link group, so each runs as if alone."""
+    return _schedule([{*p, *g} for p, g in zip(pairs, groups, strict=True)])
 
 
 @dataclass
@@ -976,6 +1002,7 @@ def _choose_pairs(ctx: _Ctx, progress: Progress | None) -> _Pairs:
         exact=exact,
         note=note,
         probes=len(probes),
+        partners=problem.partners,
     )
     return _Pairs(pairs, groups, rounds, probes, coverage, problem.partners)
 

@@ -60,7 +60,7 @@ def _cover(plan: TestPlan, width: float) -> list[Flowable]:
     cov = [
         ("Switch-to-switch links", f"{c.covered_links:,} of {c.inter_switch_links:,} exercised"
                                    + (f"; NOT covered: {', '.join(c.uncovered[:8])}" if c.uncovered else "")),
-        ("Nodes", f"{c.nodes_paired:,} of {c.nodes:,} in pair tests, {o.partners} partner(s) each"),
+        ("Nodes", f"{c.nodes_paired:,} of {c.nodes:,} in pair tests, {c.partners} partner(s) each"),
         ("Pairs", f"{c.pairs:,} in {c.rounds} round(s); lower bound {c.lower_bound:,}; "
                   f"{c.solver} (bound {c.solver_bound:,})"),
         ("Rail-crossing probes", f"{c.probes:,}"),
@@ -107,7 +107,7 @@ def _table(
 
 
 def _commands(lines: Sequence[str]) -> list[Flowable]:
-    return [Paragraph(esc(line), STYLES["mono"]) for line in lines]
+    return [*(Paragraph(esc(line), STYLES["mono"]) for line in lines), Spacer(1, 2.5 * mm)]
 
 
 def _intro(section: Section, number: int) -> list[Flowable]:

@@ -76,6 +76,7 @@ def plan_to_dict(plan: TestPlan) -> dict[str, Any]:
             "uncovered": list(c.uncovered),
             "nodes": c.nodes,
             "nodes_paired": c.nodes_paired,
+            "partners": c.partners,
             "pairs": c.pairs,
             "rounds": c.rounds,
             "probes": c.probes,
