@@ -150,3 +150,21 @@ def test_too_few_network_racks_is_refused(catalog):
     )
     with pytest.raises(SpecError, match=r"layout\.network_rack_count: 1 network racks cannot hold"):
         complete(plan(spec, catalog), spec, catalog)
+
+
+def test_relaxation_bound_is_below_the_proven_optimum(catalog, h100_1k):
+    from railplan.analysis.media import DesignCoster
+
+    spec, design = h100_1k
+    floor = build_floor(design, spec.layout, catalog)
+    groups = placement.make_groups(design, floor, catalog, spec.layout.placement.group_size)
+    cands = placement.candidate_racks(design, floor, groups, spec.layout.placement)
+    tables = placement.cost_tables(
+        design, floor, catalog, groups, DesignCoster(design, catalog), cands
+    )
+    placed = placement.place_switches(
+        design, floor, catalog, DesignCoster(design, catalog), spec.layout.placement
+    )
+    assert placed.report.status == "OPTIMAL"
+    bound = placement.relaxation_bound(groups, tables, floor) / placement.CENTS
+    assert 0 < bound <= placed.report.objective_usd

@@ -500,13 +500,51 @@ def _infeasible_reason(
 # -- drivers --------------------------------------------------------------------------------
 
 
-def relaxation_bound(groups: Sequence[Group], tables: CostTables) -> int:
-    """A valid lower bound ignoring rack capacity: every cost term at its own cheapest racks."""
+def relaxation_bound(groups: Sequence[Group], tables: CostTables, floor: Floor) -> int:
+    """A valid lower bound: each group's links to nodes at its cheapest rack, and each pair of
+    groups at its cheapest pair of distinct racks, less what sharing a rack could save.
+
+    Groups sharing a rack: a rack holds at most ``k`` groups (by units and power), so each
+    group shares a rack with at most ``k - 1`` partners; summing every group's ``k - 1``
+    largest savings counts each shared pair from both ends, so half of it bounds what all
+    shared racks together can save.
+    """
     total = sum(int(tables.fixed[g.id][tables.candidates[g.id]].min()) for g in groups)
+    k = _max_groups_per_rack(groups, floor)
+    savings: dict[str, list[int]] = defaultdict(list)
     for (ga, gb), matrix in tables.pairs.items():
-        sub = matrix[np.ix_(tables.candidates[ga], tables.candidates[gb])]
-        total += int(sub.min())
-    return total
+        ca, cb = tables.candidates[ga], tables.candidates[gb]
+        sub = matrix[np.ix_(ca, cb)]
+        same = [int(matrix[r, r]) for r in set(ca) & set(cb)]
+        apart = sub.astype(float)
+        for i, r in enumerate(ca):
+            if r in cb:
+                apart[i, cb.index(r)] = np.inf
+        best_apart = float(apart.min())
+        if not same or min(same) >= best_apart:
+            total += int(sub.min())
+            continue
+        if not math.isfinite(best_apart):
+            total += min(same)
+            continue
+        total += int(best_apart)
+        saving = int(best_apart) - min(same)
+        savings[ga].append(saving)
+        savings[gb].append(saving)
+    shared = sum(sum(sorted(v, reverse=True)[: max(0, k - 1)]) for v in savings.values())
+    return total - shared // 2
+
+
+def _max_groups_per_rack(groups: Sequence[Group], floor: Floor) -> int:
+    """Most groups any rack can hold: the smallest ones first, by units and power."""
+    usable = usable_units(floor)
+    budget = floor.layout.network_rack_power_w
+    count, used_u, used_w = 0, 0, 0.0
+    for g in sorted(groups, key=lambda g: (g.units, g.power_w)):
+        if used_u + g.units > usable or used_w + g.power_w > budget + 1e-9:
+            break
+        count, used_u, used_w = count + 1, used_u + g.units, used_w + g.power_w
+    return max(1, count)
 
 
 def placement_cost(groups: Sequence[Group], tables: CostTables, at: dict[str, int]) -> int:
@@ -576,7 +614,7 @@ def _place(
     role_limit = limit * ROLE_SHARE if joint else limit
     at, passes, status = _by_role(groups, tables, floor, rules, role_limit, say)
     objective = placement_cost(groups, tables, at)
-    bound = relaxation_bound(groups, tables)
+    bound = relaxation_bound(groups, tables, floor)
     method, bound_kind = "cp-sat by role", "capacity-free relaxation"
     if joint:
         solved = _solve(
