@@ -139,7 +139,10 @@ def check_line(c: Check) -> str:
 
 
 def _wrap(text: str, indent: str) -> list[str]:
-    return textwrap.wrap(text, 96, initial_indent=indent, subsequent_indent=indent) or [indent]
+    wrapped = textwrap.wrap(
+        text, 96, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False
+    )
+    return wrapped or [indent]
 
 
 def plan_to_text(plan: TestPlan, max_refs: int = 12) -> str:
