@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 import railplan
-from railplan.loop import Expectation, LoopError, grade, load_expectations
+from railplan.loop import Expectation, LoopError, load_expectations
 from railplan.loop.diagnose import PairResult, diagnose, link_sets
+from railplan.loop.grade import _pinned_ports, expectations_from_plan, grade
 from railplan.model import Design
 
 # -- synthetic tool outputs -----------------------------------------------------------------------
@@ -328,8 +329,8 @@ def test_bad_expectations_are_refused(kwargs: dict[str, object], message: str) -
 def test_results_folder_must_exist(design: Design, tmp_path: Path) -> None:
     with pytest.raises(LoopError, match="does not exist"):
         grade(design, [], tmp_path / "nope")
-    with pytest.raises(LoopError, match="no expectations"):
-        grade(design, None, tmp_path)
+    report = grade(design, None, tmp_path)  # the design's default test plan
+    assert report.results and {r.status for r in report.results} == {"missing"}
 
 
 def test_testplan_expectations_are_accepted(tmp_path: Path) -> None:
@@ -365,7 +366,7 @@ def test_testplan_expectations_are_accepted(tmp_path: Path) -> None:
     assert mine["nvidia_peermem"] == "pass"
     assert mine["ports_active"] == "pass"
     assert mine["ports_mtu"] == "pass"
-    assert mine.get("pfc_lossless", "skipped") == "skipped"
+    assert mine["pfc_lossless"] == "missing"  # no roce.txt collected
     assert {r.status for r in report.results if r.test_id != f"NODE-{node}"} <= {
         "missing",
         "skipped",
@@ -381,3 +382,149 @@ def test_pairs_of_every_kind_route(design: Design) -> None:
     for u, v in combinations(ids[:3] + ids[-2:], 2):
         must, may = link_sets(design, u, v)
         assert must <= may
+
+
+# -- end to end: the test plan's own ids, in the layout its scripts write -------------------------
+
+
+def perftest_bw(gbps: float) -> str:
+    return (
+        "---------------------------------------------------------------------------------------\n"
+        "                    RDMA_Write BW Test\n"
+        " Dual-port       : OFF\t\tDevice         : mlx5_0\n"
+        " Link type       : Ethernet\n"
+        " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n"
+        f" 65536      214020           {gbps + 0.4:.2f}             {gbps:.2f}  \t\t   0.747603\n"
+    )
+
+
+def perftest_lat(us: float) -> str:
+    return (
+        "                    RDMA_Write Latency Test\n"
+        " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+        "t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]\n"
+        f" 2       10000          {us - 0.1:.2f}           9.87         {us:.2f}     \t       "
+        f"{us + 0.02:.2f}        \t0.07   \t\t{us + 0.2:.2f}    \t\t9.87\n"
+    )
+
+
+GDR_LINES = "\n".join(
+    f"{h}:100:200 [0] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/IB/{i}/GDRDMA"
+    for i, h in enumerate(("node0001", "node0002"))
+)
+
+
+def expectations_from_plan_test(test: object) -> Expectation:
+    class One:
+        def tests(self) -> list[object]:
+            return [test]
+
+    return expectations_from_plan(One())[0]
+
+
+def scripted_results(design: Design, folder: Path, slow_node: str, bad_link: str) -> set[str]:
+    """Every output the generated scripts collect; returns the test ids that must fail."""
+    testplan = pytest.importorskip("railplan.testplan")
+    from tests.test_asbuilt import planned_edges, render_lldp, site_name_map
+
+    plan = testplan.build_testplan(design, railplan.load_catalog())
+    must_fail: set[str] = set()
+    ports = design.shape.ports
+    link_port = {lk.id: (lk.a_device, lk.a_port) for lk in design.links if lk.kind == "node-leaf"}
+    for test in plan.tests():
+        nodes = tuple(test.nodes)
+        check = test.checks[0]
+        if test.kind == "node":
+            sub = folder / test.id
+            sub.mkdir()
+            (sub / "lspci.txt").write_text(lspci(acs_on=nodes[0] == slow_node))
+            (sub / "lsmod.txt").write_text(LSMOD)
+            (sub / "ibstat.txt").write_text(ibstat(ports))
+            (sub / "ibv_devinfo.txt").write_text(
+                "".join(
+                    f"hca_id:\tmlx5_{p}\n\t\tport:\t1\n\t\t\tactive_mtu:\t\t4096 (5)\n"
+                    for p in range(ports)
+                )
+            )
+            (sub / "roce.txt").write_text(
+                "".join(
+                    f"mlx5_{p} netdev=ens{p}np0 gid3=RoCE v2 pfc=1 ecn=1\n" for p in range(ports)
+                )
+            )
+            (sub / "ssh.err").write_text("")
+            if nodes[0] == slow_node:
+                must_fail.add(test.id)
+        elif test.kind in ("rdma_bw", "rdma_lat"):
+            if test.kind == "rdma_bw":
+                exp = expectations_from_plan_test(test)
+                pinned = _pinned_ports(exp, link_port, {})
+                slow = bad_link in link_sets(design, nodes[0], nodes[1], pinned)[1]
+                if slow:
+                    must_fail.add(test.id)
+                text = perftest_bw(check.expected * (0.5 if slow else 1.01))
+            else:
+                text = perftest_lat(check.threshold * 0.9)
+            (folder / f"{test.id}.txt").write_text(text)
+            (folder / "servers").mkdir(exist_ok=True)
+            (folder / "servers" / f"{test.id}.log").write_text(text)
+        elif test.kind == "cabling":
+            continue
+        else:  # pair tests and NCCL collectives
+            crosses = len(nodes) == 2 and bad_link in link_sets(design, nodes[0], nodes[1])[1]
+            slow = slow_node in nodes or crosses
+            if slow and len(nodes) == 2:
+                must_fail.add(test.id)
+            if slow and len(nodes) > 2:
+                must_fail.add(test.id)  # a collective with the slow node is slow too
+            busbw = check.expected * (0.5 if slow else 1.01)
+            sub = folder / test.id
+            sub.mkdir()
+            (sub / "nccl.log").write_text(GDR_LINES + "\n" + nccl_text(list(nodes), busbw))
+    # as-built: LLDP from every host and switch, named as the cabling script names them
+    render_lldp(design, planned_edges(design), folder / "lldp")
+    site_name_map(design, folder / "names.json")
+    hosts, switches = folder / "asbuilt" / "hosts", folder / "asbuilt" / "switches"
+    hosts.mkdir(parents=True)
+    switches.mkdir()
+    files: dict[str, list[str]] = {}
+    by_host = {f"gpu-{n.index + 1:03d}.dc1.example.net": n.id for n in design.nodes}
+    for path in (folder / "lldp").iterdir():
+        if path.suffix == ".json":
+            path.rename(hosts / f"{by_host[path.stem]}.json")
+        else:
+            path.rename(switches / path.name)
+    (folder / "lldp").rmdir()
+    for test in plan.tests():
+        if test.kind == "cabling":
+            sw = test.id[4:]
+            on = sorted(
+                {lk.a_device for lk in design.links if lk.b_device == sw and lk.kind == "node-leaf"}
+            )
+            files[test.id] = [f"asbuilt/switches/{sw}.txt"] + [
+                f"asbuilt/hosts/{h}.json" for h in on
+            ]
+    (folder / "manifest.json").write_text(json.dumps({"files": files}))
+    (folder / "summary").mkdir()
+    (folder / "summary" / "verdicts.txt").write_text("PAIR-0001 OK\n")
+    return must_fail
+
+
+def test_graded_in_the_scripts_layout_with_the_default_plan(tmp_path: Path) -> None:
+    design = small_roft("dmodk")
+    slow_node = design.nodes[4].id
+    testplan = pytest.importorskip("railplan.testplan")
+    plan = testplan.build_testplan(design, railplan.load_catalog())
+    pairs = [tuple(t.nodes) for t in plan.tests() if t.kind == "pair"]
+    bad = pick_bad_link(design, pairs, avoid=slow_node)  # type: ignore[arg-type]
+    must_fail = scripted_results(design, tmp_path, slow_node, bad)
+    report = grade(design, None, tmp_path)  # expectations: the design's default test plan
+    by_status: dict[str, set[str]] = {}
+    for r in report.results:
+        by_status.setdefault(r.status, set()).add(r.test_id)
+    assert set(by_status) <= {"pass", "fail"}, {k: sorted(v)[:3] for k, v in by_status.items()}
+    assert by_status["fail"] == must_fail
+    assert any(t.startswith("CAB-") for t in by_status["pass"])
+    assert report.diagnosis.fault_nodes == (slow_node,)
+    if any(bad in link_sets(design, *p)[1] for p in pairs if slow_node not in p):
+        assert bad in [s.link_id for s in report.diagnosis.suspects]
+    assert report.unmatched == ()

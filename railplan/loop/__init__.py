@@ -1,8 +1,10 @@
 """Close the loop: check the as-built cabling and grade acceptance-test results against the plan.
 
-Entry points: ``check_asbuilt(design, lldp=[...], ibnetdiscover=..., iblinkinfo=..., names=...)``
-and ``grade(design, expectations, results_dir)``; both return reports with ``to_json()`` (a
-JSON-ready dict) and ``to_markdown()``. Every input problem raises a ``LoopError`` (a
+Entry points: ``railplan.loop.asbuilt.check_asbuilt(design, lldp=[...], ibnetdiscover=...,
+iblinkinfo=..., names=...)`` and ``railplan.loop.grade.grade(design, expectations,
+results_dir)``; both return reports with ``to_json()`` (a JSON-ready dict), ``summary_rows()``
+and ``to_markdown()``. (``grade`` is not re-exported here so that ``railplan.loop.grade`` stays
+the module.) Every input problem raises a ``LoopError`` (a
 ``RailplanError``); unparseable tool output raises its subclass ``ParseError``, whose message
 names the file and the line.
 """
@@ -15,7 +17,6 @@ from railplan.loop.grade import (
     Expectation,
     GradeReport,
     expectations_from_plan,
-    grade,
     load_expectations,
 )
 
@@ -27,6 +28,5 @@ __all__ = [
     "ParseError",
     "check_asbuilt",
     "expectations_from_plan",
-    "grade",
     "load_expectations",
 ]

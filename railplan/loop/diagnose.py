@@ -2,7 +2,9 @@
 
 The rule comes from the field (seed 004): a node slow with every partner has a node problem
 (ACS on, GPUDirect RDMA off, its own cables); a node slow with some partners only points at
-the fabric. For fabric faults the design's paths name the suspects: links every unexplained
+the fabric. "Every partner" counts GPU-to-GPU (NCCL) pairs when the node has any: a
+host-memory ib_write_bw does not cross ACS or GPUDirect and stays fast on such a node. A node
+that failed a node check is a node fault outright. For fabric faults the design's paths name the suspects: links every unexplained
 slow pair may cross, minus links some fast pair must cross (a fast pair cannot have crossed a
 bad link it always uses). Under ECMP a pair "may" cross every equal-cost path and "must" cross
 only the links all of them share, so suspects stay wider than under static routing; the next
@@ -33,6 +35,9 @@ class PairResult:
     nodes: tuple[str, str]
     slow: bool
     ports: tuple[tuple[int, int], ...] = ()
+    #: GPU memory to GPU memory (NCCL): crosses ACS and GPUDirect RDMA, unlike host-memory
+    #: ib_write_bw, so only these tell a node's GPU path apart
+    gpu: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,18 +186,17 @@ def diagnose(
     for p in fast:
         for link in sets[p.test_id][1]:
             fast_may[link] += 1
-    healthy = {n for p in fast for n in p.nodes}  # fast with someone: not a node fault
+    # fast with someone over the GPU path: not a node fault
+    healthy = {n for p in fast for n in p.nodes if p.gpu or not _gpu_pairs(by_node[n])}
     notes: list[str] = []
     next_tests: list[str] = []
-    fault_nodes: set[str] = set()
+    fault_nodes: set[str] = {n for n in failed if n in by_node}
     unsure: dict[str, str] = {}
     for node in sorted(by_node):
-        mine = by_node[node]
-        if not all(p.slow for p in mine):
+        mine = _gpu_pairs(by_node[node]) or by_node[node]
+        if node in fault_nodes or not all(p.slow for p in mine):
             continue
-        checks = failed.get(node, ())
-        witness = _witness(node, mine, sets, healthy, cleared, own_links(design, node))
-        if checks or witness:
+        if _witness(node, mine, sets, healthy, cleared, own_links(design, node)):
             fault_nodes.add(node)
         else:
             mates = {q for p in mine for q in p.nodes if q != node}
@@ -217,9 +221,11 @@ def diagnose(
             notes.append("every link the slow pairs cross is also crossed by a fast pair")
     faults: list[NodeFault] = []
     for node in sorted(by_node):
-        partners = tuple(sorted({q for p in by_node[node] for q in p.nodes if q != node}))
+        mine = _gpu_pairs(by_node[node]) or by_node[node]
+        partners = tuple(sorted({q for p in mine for q in p.nodes if q != node}))
         if node in fault_nodes:
-            faults.append(_fault(node, partners, failed.get(node, ()), True))
+            slow_with = tuple(sorted({q for p in mine if p.slow for q in p.nodes if q != node}))
+            faults.append(_fault(node, partners, failed.get(node, ()), True, slow_with=slow_with))
             continue
         if node not in unsure:
             continue
@@ -261,6 +267,10 @@ def diagnose(
     return Diagnosis(tuple(faults), ranked, tuple(next_tests), tuple(notes))
 
 
+def _gpu_pairs(pairs: Sequence[PairResult]) -> list[PairResult]:
+    return [p for p in pairs if p.gpu]
+
+
 def _witness(
     node: str,
     mine: Sequence[PairResult],
@@ -294,10 +304,21 @@ def _port(design: Design, link: Link, end: str) -> str:
 
 
 def _fault(
-    node: str, partners: Sequence[str], checks: Sequence[str], confirmed: bool, why: str = ""
+    node: str,
+    partners: Sequence[str],
+    checks: Sequence[str],
+    confirmed: bool,
+    why: str = "",
+    slow_with: Sequence[str] | None = None,
 ) -> NodeFault:
     if confirmed:
-        evidence = f"slow with every partner ({', '.join(partners)})" if partners else ""
+        slow = list(partners if slow_with is None else slow_with)
+        if partners and len(slow) == len(partners):
+            evidence = f"slow with every partner ({', '.join(partners)})"
+        elif partners:
+            evidence = f"slow with {len(slow)} of {len(partners)} partners"
+        else:
+            evidence = ""
         if checks:
             failed = f"failed node check(s) {', '.join(checks)}"
             evidence = f"{evidence}; {failed}" if evidence else failed

@@ -27,14 +27,16 @@ Metrics (``METRICS``), the output each is read from, and its unit:
   message);
 - ``lspci -vvv``: ``acs_srcvalid_on`` (alias ``acs_enabled``: devices with ``SrcValid+``);
 - ``lsmod``: ``nvidia_peermem`` (1 when loaded);
-- ``ibstat``: ``ports_active``, ``ports_down``, ``ports_at_rate``, ``min_rate_gbps``;
-  ``ibv_devinfo``: ``ports_mtu``;
+- ``ibstat``: ``ports_active``, ``ports_down``, ``ports_at_rate`` (at ``target`` or the
+  design's port speed), ``min_rate_gbps``; ``ibv_devinfo``: ``ports_mtu`` (``target`` or 4096);
+- ``roce.txt`` (one line per device, ``DEV netdev=IF gidN=TYPE pfc=0|1 ecn=0|1``, as
+  railplan's node probe writes it): ``gid_roce_v2``, ``pfc_lossless``, ``ecn_enabled``;
 - LLDP / ibnetdiscover / iblinkinfo (the as-built check, scoped to one switch):
   ``ports_expected`` (planned ports seen right), ``miswired``, ``missing``, ``extra``,
   ``below_rate``.
 
 A file that holds only a number (the output of ``grep -c``) is taken as the measured count of
-the node checks. Metrics railplan cannot read yet are reported ``skipped``, not failed.
+the ACS and nvidia_peermem checks.
 
 Results folder convention
 -------------------------
@@ -45,9 +47,14 @@ holding the outputs of that test; inside it, files are picked by name when the n
 which tool wrote them (``lspci``/``acs``, ``lsmod``/``peermem``, ``ibstat``, ``ibv_devinfo``/
 ``mtu``, ``nccl``/``.log``). An optional ``RESULTS_DIR/manifest.yaml`` (or ``.json``) maps test
 ids to files, ``{"files": {"PAIR-0001": "logs/run7.txt"}}``, and may carry the plan's
-``expectations`` so that ``grade(design, None, RESULTS_DIR)`` needs nothing else. A test with
-no file is ``missing``; a file that cannot be parsed makes its test ``error`` (the message
-names file and line), and grading goes on.
+``expectations`` and a ``names`` entry (the site name map for LLDP; ``names.yaml`` in the
+folder is found without it); without expectations ``grade(design, None, RESULTS_DIR)`` grades against the
+design's default test plan (``railplan.testplan``). This is the layout the generated test
+scripts write: ``NODE-<node>/{lspci,lsmod,ibstat,ibv_devinfo,roce}.txt``, ``<rdma test>.txt``,
+``<nccl test>/nccl.log``, ``asbuilt/...`` named by the manifest; folders that no test id
+names (``servers/``, ``summary/``) are ignored. A test with no file is ``missing``; a file that
+cannot be parsed makes its test ``error`` (the message names file and line), and grading goes
+on; an empty as-built file is skipped.
 """
 
 from __future__ import annotations
@@ -65,6 +72,7 @@ import yaml
 
 from railplan.loop._common import LoopError, ParseError, read_text
 from railplan.loop.diagnose import Diagnosis, PairResult, diagnose
+from railplan.loop.names import NameMap
 from railplan.model import Design
 
 BETTER = ("higher", "lower", "equal")
@@ -102,6 +110,9 @@ METRICS: dict[str, MetricSpec] = {
     "ports_at_rate": MetricSpec("ibstat", "count", "higher"),
     "min_rate_gbps": MetricSpec("ibstat", "Gb/s", "higher"),
     "ports_mtu": MetricSpec("ibv_devinfo", "count", "higher"),
+    "gid_roce_v2": MetricSpec("roce", "count", "higher"),
+    "pfc_lossless": MetricSpec("roce", "count", "higher"),
+    "ecn_enabled": MetricSpec("roce", "count", "higher"),
     "ports_expected": MetricSpec("cabling", "count", "higher"),
     "miswired": MetricSpec("cabling", "count", "lower"),
     "missing": MetricSpec("cabling", "count", "lower"),
@@ -116,7 +127,7 @@ ALIASES = {
     "wrong_speed": "below_rate",
 }
 #: metrics a test plan may ask for that railplan does not read yet
-UNREAD = frozenset({"gid_roce_v2", "pfc_lossless", "ecn_enabled"})
+UNREAD: frozenset[str] = frozenset()
 
 _UNITS = {
     "GB/s": ("GB/s", "GBps", "GByte/s", "GBytes/s", "GB/sec"),
@@ -133,9 +144,11 @@ _FACTOR = {"GB/s": 8e9, "Gb/s": 1e9, "MB/s": 8e6, "us": 1.0, "ms": 1000.0, "ns":
 PAIR_METRICS = frozenset(
     {"busbw_gbs", "peak_busbw_gbs", "avg_busbw_gbs", "algbw_gbs", "bw_avg_gbps", "bw_peak_gbps"}
 )
+GPU_PAIR_METRICS = frozenset({"busbw_gbs", "peak_busbw_gbs", "avg_busbw_gbs", "algbw_gbs"})
 NODE_CHECK_METRICS = frozenset(
     {"acs_srcvalid_on", "nvidia_peermem", "gdrdma", "net_channels_without_gdrdma"}
     | {"ports_active", "ports_down", "ports_at_rate", "min_rate_gbps", "ports_mtu"}
+    | {"gid_roce_v2", "pfc_lossless", "ecn_enabled"}
 )
 
 
@@ -382,6 +395,7 @@ def _plain(value: Any) -> Any:
 
 
 MANIFESTS = ("manifest.yaml", "manifest.yml", "manifest.json")
+NAME_MAP_FILES = ("names.yaml", "names.yml", "names.json")
 
 
 def read_manifest(results_dir: Path) -> dict[str, Any]:
@@ -419,7 +433,8 @@ def find_results(
             claimed.add(path)
     unmatched = []
     for entry in sorted(results_dir.iterdir()):
-        if entry.name.startswith(".") or entry.name in MANIFESTS or entry in claimed:
+        skip = entry.name.startswith(".") or entry.name in (*MANIFESTS, *NAME_MAP_FILES)
+        if skip or entry in claimed:
             continue
         tid = next((t for t in ids if entry.name == t or entry.name.startswith(t + ".")), None)
         if tid is None:
@@ -439,8 +454,9 @@ def find_results(
 class _Measure:
     """Reads each file once per parser and turns it into the figure an expectation asks for."""
 
-    def __init__(self, design: Design) -> None:
+    def __init__(self, design: Design, names: NameMap) -> None:
         self.design = design
+        self.names = names
         self.cache: dict[tuple[str, Path], Any] = {}
 
     def parsed(self, kind: str, path: Path, parse: Callable[[Path], Any]) -> Any:
@@ -587,17 +603,34 @@ class _Measure:
         good = [p for p in ports if p[2] == mtu]
         return float(len(good)), f"{len(good)}/{len(ports)} ports at active MTU {mtu:g}", ""
 
+    def _m_roce(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        lines = [ln for p in files for ln in read_text(p).splitlines() if "netdev=" in ln]
+        if not lines:
+            return None, "no 'DEV netdev=... gidN=... pfc=... ecn=...' lines (roce.txt)", "missing"
+        test = {
+            "gid_roce_v2": lambda ln: re.search(r"\bgid\d+=RoCE v2\b", ln),
+            "pfc_lossless": lambda ln: re.search(r"\bpfc=1\b", ln),
+            "ecn_enabled": lambda ln: re.search(r"\becn=1\b", ln),
+        }[exp.metric]
+        good = [ln for ln in lines if test(ln)]
+        bad = [ln.split()[0] for ln in lines if not test(ln)]
+        detail = f"{len(good)}/{len(lines)} devices" + (
+            f"; not: {', '.join(bad[:6])}" if bad else ""
+        )
+        return float(len(good)), detail, ""
+
     # cabling
     def _m_cabling(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         from railplan.loop.asbuilt import compare
-        from railplan.loop.names import NameMap
         from railplan.loop.parse_ib import parse_iblinkinfo_file, parse_ibnetdiscover_file
 
         scope = exp.scope or (exp.nodes[0] if exp.nodes else "")
-        names = NameMap(self.design)
+        names = self.names
         parsed = []
         for path in files:
             head = read_text(path)[:4096]
+            if not head.strip():
+                continue  # the tool wrote nothing (not installed, switch unreachable)
             if re.search(r'^(Switch|Ca)\s+\d+\s+"[SH]-', head, re.M) or "vendid=" in head:
                 parsed.append(self.parsed("ibnd", path, parse_ibnetdiscover_file))
             elif "==(" in head:
@@ -605,6 +638,12 @@ class _Measure:
             else:
                 device = scope if names.device(path.stem) is None and scope else None
                 parsed.append(self.parsed(f"lldp:{device}", path, partial(_lldp, device=device)))
+        if not parsed:
+            return (
+                None,
+                "every as-built file is empty: collect LLDP or ibnetdiscover output",
+                "error",
+            )
         report = compare(self.design, parsed, names, [str(p) for p in files])
         mine = [c for c in report.links if not scope or scope in (c.a.split()[0], c.b.split()[0])]
         extra = [
@@ -635,6 +674,7 @@ _KEYWORDS = {
     "peermem": ("lsmod", "peermem", "modules"),
     "ibstat": ("ibstat",),
     "ibv_devinfo": ("ibv_devinfo", "devinfo", "mtu"),
+    "roce": ("roce", "qos"),
     "nccl_log": ("nccl", ".log", "debug"),
 }
 
@@ -659,24 +699,24 @@ def _bare_count(files: list[Path]) -> float | None:
 
 
 def grade(
-    design: Design, expectations: Sequence[Expectation] | None, results_dir: str | Path
+    design: Design,
+    expectations: Sequence[Expectation] | None,
+    results_dir: str | Path,
+    names: str | Path | NameMap | None = None,
 ) -> GradeReport:
-    """Grade every expectation against the outputs in ``results_dir``, then diagnose."""
+    """Grade every expectation against the outputs in ``results_dir``, then diagnose.
+
+    ``names`` is the site name map the cabling checks read LLDP with (default: the manifest's
+    ``names`` entry, else ``names.yaml``/``names.yml``/``names.json`` in ``results_dir``).
+    """
     folder = Path(results_dir)
     if not folder.is_dir():
         raise LoopError(f"results folder {folder} does not exist")
     manifest = read_manifest(folder)
     if expectations is None:
-        raw = manifest.get("expectations")
-        if not isinstance(raw, list):
-            raise LoopError(
-                f"no expectations given and {folder} has no manifest with 'expectations'"
-            )
-        expectations = [
-            expectation_from_dict(e, f"manifest: entry {i + 1}: ") for i, e in enumerate(raw)
-        ]
+        expectations = _default_expectations(design, manifest, folder)
     found, unmatched = find_results(folder, (e.test_id for e in expectations), manifest)
-    measure = _Measure(design)
+    measure = _Measure(design, _names(design, names, manifest, folder))
     results = [_grade_one(e, found.get(e.test_id, []), measure, folder) for e in expectations]
     return GradeReport(
         design=design.name,
@@ -685,6 +725,36 @@ def grade(
         diagnosis=_diagnose(design, expectations, results),
         unmatched=tuple(str(p.relative_to(folder)) for p in unmatched),
     )
+
+
+def _names(
+    design: Design, names: str | Path | NameMap | None, manifest: dict[str, Any], folder: Path
+) -> NameMap:
+    if isinstance(names, NameMap):
+        return names
+    path: str | Path | None = names
+    if path is None and isinstance(manifest.get("names"), str):
+        path = folder / manifest["names"]
+    if path is None:
+        path = next((folder / n for n in NAME_MAP_FILES if (folder / n).is_file()), None)
+    return NameMap.load(design, path)
+
+
+def _default_expectations(
+    design: Design, manifest: dict[str, Any], folder: Path
+) -> list[Expectation]:
+    """The manifest's expectations, else those of the design's default test plan."""
+    raw = manifest.get("expectations")
+    if isinstance(raw, list):
+        return [expectation_from_dict(e, f"manifest: entry {i + 1}: ") for i, e in enumerate(raw)]
+    try:
+        from railplan.catalog import load_catalog
+        from railplan.testplan import build_testplan
+    except ImportError:  # pragma: no cover - the test plan module is part of railplan
+        raise LoopError(
+            f"no expectations given and {folder} has no manifest with 'expectations'"
+        ) from None
+    return expectations_from_plan(build_testplan(design, load_catalog()))
 
 
 def _grade_one(exp: Expectation, files: list[Path], measure: _Measure, folder: Path) -> GradeResult:
@@ -753,7 +823,8 @@ def _diagnose(
         exp = pair_exp[tid]
         u, v = exp.nodes[0], exp.nodes[1]
         ports = _pinned_ports(exp, link_port, cable_link)
-        pairs.append(PairResult(tid, (u, v), slow, ports))
+        gpu = exp.metric in GPU_PAIR_METRICS
+        pairs.append(PairResult(tid, (u, v), slow, ports, gpu))
     return diagnose(design, pairs, failed)
 
 
