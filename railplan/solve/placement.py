@@ -571,9 +571,12 @@ def place_switches(
 ) -> SwitchPlacement:
     """Place every switch in a network rack minimising the estimated total cable cost.
 
-    Small models are solved jointly (the gap is CP-SAT's own); larger ones role by role
-    (leaves, then spines, then cores, repeated while it pays), each role optimal given the
-    others, and the gap is measured against a capacity-free lower bound.
+    Switches are placed in blocks (``make_groups``). First role by role (leaves, then spines,
+    then cores, repeated while it pays), each role optimal given the others; then, when the
+    joint model is small enough (``JOINT_LIMIT``), CP-SAT solves all roles together from that
+    start and proves its bound. The gap is against the better of CP-SAT's bound and
+    ``relaxation_bound``. Deterministic: budgets are CP-SAT deterministic time, with a fixed
+    seed and worker count. If blocks cannot be packed, smaller blocks are tried before failing.
     """
     size = rules.group_size
     while True:
@@ -615,7 +618,7 @@ def _place(
     at, passes, status = _by_role(groups, tables, floor, rules, role_limit, say)
     objective = placement_cost(groups, tables, at)
     bound = relaxation_bound(groups, tables, floor)
-    method, bound_kind = "cp-sat by role", "capacity-free relaxation"
+    method, bound_kind = "cp-sat by role", "relaxation"
     if joint:
         solved = _solve(
             groups,
