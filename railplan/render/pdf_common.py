@@ -163,11 +163,17 @@ class Swatch(Flowable):
         return self.width, self.height
 
     def draw(self) -> None:
+        # drawn once per document as a form, then placed by reference: 50k swatches stay cheap
         c = self.canv
-        draw_swatch(c, 0, 0, self.size, self.size, self.name)
-        c.setFont(FONT, self.font_size)
-        c.setFillColor(INK)
-        c.drawString(self.size + 1.2 * mm, 0.6, self.name)
+        form = f"railplanSwatch_{self.name}"
+        if not c.hasForm(form):
+            c.beginForm(form, -1, -1, self.width + 2, self.size + 2)
+            draw_swatch(c, 0, 0, self.size, self.size, self.name)
+            c.setFont(FONT, self.font_size)
+            c.setFillColor(INK)
+            c.drawString(self.size + 1.2 * mm, 0.6, self.name)
+            c.endForm()
+        c.doForm(form)
 
 
 class CheckBox(Flowable):
@@ -181,9 +187,14 @@ class CheckBox(Flowable):
         return self.size, self.size
 
     def draw(self) -> None:
-        self.canv.setLineWidth(0.6)
-        self.canv.setStrokeColor(INK)
-        self.canv.rect(0, 0, self.size, self.size, stroke=1, fill=0)
+        c = self.canv
+        if not c.hasForm("railplanCheckBox"):
+            c.beginForm("railplanCheckBox", -1, -1, self.size + 1, self.size + 1)
+            c.setLineWidth(0.6)
+            c.setStrokeColor(INK)
+            c.rect(0, 0, self.size, self.size, stroke=1, fill=0)
+            c.endForm()
+        c.doForm("railplanCheckBox")
 
 
 CHECKBOX = CheckBox()
