@@ -116,6 +116,9 @@ class AsBuiltReport:
             "ignored_sightings": self.ignored,
         }
 
+    #: column names of ``summary_rows``
+    summary_header = ("finding", "cable(s)", "what to do")
+
     def summary_rows(self) -> list[tuple[str, str, str]]:
         """One printable row per finding: (kind, cable label(s), what to do)."""
         return [(f.kind, ", ".join(f.labels), f.message) for f in self.findings]
@@ -287,8 +290,12 @@ def _judge(
         peers[x].add(y)
         peers[y].add(x)
 
+    shown: dict[End, str] = {}
+
     def show(end: End) -> str:
-        return names.display(end) if isinstance(end, Endpoint) else end
+        if end not in shown:
+            shown[end] = names.display(end) if isinstance(end, Endpoint) else end
+        return shown[end]
 
     def ends(link: Link) -> tuple[Endpoint, Endpoint]:
         return Endpoint(link.a_device, link.a_port), Endpoint(link.b_device, link.b_port)
@@ -323,18 +330,22 @@ def _judge(
             explained.update(frozenset((x, y)) for x in (a, b) for y in peers.get(x, ()))
         match = edges.get(frozenset((a, b)))
         rate = min(match.rates) if match and match.rates else None
-        found_a = tuple(sorted(show(p) for p in peers.get(a, ())))
-        found_b = tuple(sorted(show(p) for p in peers.get(b, ())))
-        sources = tuple(
-            sorted(
-                {
-                    src
-                    for x in (a, b)
-                    for y in peers.get(x, ())
-                    for src in edges[frozenset((x, y))].sources
-                }
+        found_a: tuple[str, ...] = ()
+        found_b: tuple[str, ...] = ()
+        sources: tuple[str, ...] = ()
+        if st != "ok":  # what each end sees, and where it was read, only where it matters
+            found_a = tuple(sorted(show(p) for p in peers.get(a, ())))
+            found_b = tuple(sorted(show(p) for p in peers.get(b, ())))
+            sources = tuple(
+                sorted(
+                    {
+                        src
+                        for x in (a, b)
+                        for y in peers.get(x, ())
+                        for src in edges[frozenset((x, y))].sources
+                    }
+                )
             )
-        )
         detail = _detail(st, link, show(a), show(b), label, rate, found_a, found_b)
         partner = ""
         if link.id in swaps:

@@ -351,6 +351,9 @@ class GradeReport:
     def failed(self) -> tuple[GradeResult, ...]:
         return tuple(r for r in self.results if r.status not in ("pass", "skipped"))
 
+    #: column names of ``summary_rows``
+    summary_header = ("test", "nodes", "metric", "measured", "pass if", "unit", "status")
+
     def summary_rows(self) -> list[tuple[str, str, str, str, str, str, str]]:
         """(test, nodes, metric, measured, threshold, unit, status) per expectation."""
         rows = []

@@ -16,9 +16,10 @@ A name map file (YAML or JSON) adds the site's own names::
     devices:            # site device name (or IB GUID) -> design device id
       gpu-a01.example.net: node0001
       sw-leaf-101: p0-leaf-su01-r0
-    node_ports:         # interface / HCA / MAC on every node -> design port name
+    node_ports:         # interface / HCA[:IB port] / MAC on every node -> design port name
       ens1f0np0: nic0
       mlx5_4: nic1
+      mlx5_0:2: nic0.p2
     switch_ports:       # port name on every switch -> design port name
       Ethernet0: P1
     ports:              # per device (design id or site name): site port -> design port name
@@ -113,6 +114,8 @@ class NameMap:
         self._lower = {k.lower(): v for k, v in self.devices.items()}
         self._guids = {g: v for k, v in self.devices.items() if (g := _guid_key(k))}
         self._design_lower = {d.lower(): d for d in (*self._nodes, *self._switches)}
+        self._device_memo: dict[str, str | None] = {}
+        self._port_memo: dict[tuple[str, str, str | None], int | None] = {}
 
     # -- loading ---------------------------------------------------------------------------
     @classmethod
@@ -166,6 +169,11 @@ class NameMap:
     # -- devices ---------------------------------------------------------------------------
     def device(self, site: str) -> str | None:
         """The design device id a site device name refers to, or None."""
+        if site not in self._device_memo:
+            self._device_memo[site] = self._device(site)
+        return self._device_memo[site]
+
+    def _device(self, site: str) -> str | None:
         name = site.strip().strip('"').strip()
         if not name:
             return None
@@ -194,6 +202,12 @@ class NameMap:
     # -- ports -----------------------------------------------------------------------------
     def port(self, device: str, site_port: str, site_device: str | None = None) -> int | None:
         """The logical port index of ``site_port`` on design device ``device``, or None."""
+        key = (device, site_port, site_device)
+        if key not in self._port_memo:
+            self._port_memo[key] = self._port(device, site_port, site_device)
+        return self._port_memo[key]
+
+    def _port(self, device: str, site_port: str, site_device: str | None) -> int | None:
         raw = site_port.strip()
         if not raw:
             return None

@@ -1,5 +1,6 @@
-"""Parse LLDP neighbour tables: ``lldpcli -f json0|json show neighbors details``, its plain text
-form, and SONiC ``show lldp table``.
+"""Parse LLDP neighbour tables: lldpcli (json0, json, plain text) and SONiC ``show lldp table``.
+
+lldpcli output is that of ``lldpcli -f json0|json show neighbors details`` (or without ``-f``).
 
 Each file is one device's view; the device is named by the file (``node0001.json``,
 ``leaf-1.txt``) unless the caller says otherwise. The remote port of a neighbour is kept as

@@ -1,4 +1,4 @@
-"""Parse node-check outputs: ``lspci -vvv`` ACS control lines, ``ibstat``, and ``lsmod``.
+"""Parse node-check outputs: ``lspci -vvv`` ACS lines, ``ibstat``, ``ibv_devinfo`` and ``lsmod``.
 
 ``lspci -vvv`` may be whole or filtered (``lspci -vvv | grep -i acsctl``); with the device lines
 present each ACSCtl line is attributed to its device. ``SrcValid+`` means ACS is on for that

@@ -35,7 +35,7 @@ def asbuilt_markdown(report: AsBuiltReport) -> str:
     lines += [table(["status", "links"], [(k, v) for k, v in counts.items()]), ""]
     if report.findings:
         lines += ["## Findings", ""]
-        lines += [table(["kind", "cable(s)", "what to do"], report.summary_rows()), ""]
+        lines += [table(report.summary_header, report.summary_rows()), ""]
     if report.warnings:
         lines += ["## Warnings", ""] + [f"- {w}" for w in report.warnings] + [""]
     if report.inputs:
@@ -50,7 +50,6 @@ def grade_markdown(report: GradeReport) -> str:
     verdict = "PASS" if report.ok else "FAIL"
     summary = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     lines += [f"**{verdict}**: {summary or 'no expectations'} ({len(report.results)} checks)", ""]
-    header = ["test", "nodes", "metric", "measured", "pass if", "unit", "status"]
     failed = report.failed()
     if failed:
         lines += ["## Failures", ""]
@@ -87,7 +86,7 @@ def grade_markdown(report: GradeReport) -> str:
             lines += ["### Next test", ""] + [f"- {t}" for t in d.next_tests] + [""]
         if d.notes:
             lines += [f"> {n}" for n in d.notes] + [""]
-    lines += ["## All results", "", table(header, report.summary_rows()), ""]
+    lines += ["## All results", "", table(report.summary_header, report.summary_rows()), ""]
     if report.unmatched:
         lines += ["## Files no test claims", ""] + [f"- `{u}`" for u in report.unmatched] + [""]
     return "\n".join(lines)
