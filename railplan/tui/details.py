@@ -1,0 +1,93 @@
+"""Rows for the drill-down screens, from the library's BOM, cable schedule and analyzer."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from railplan.analysis.bom import Bom
+from railplan.analysis.collisions import analyze
+from railplan.analysis.flows import PATTERNS
+from railplan.model import Design
+from railplan.render import cables_csv
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A table for a drill-down: column names, rows of cell text, and a note under it."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    note: str = ""
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.2f}" if value % 1 else f"{value:,.0f}"
+    return "" if value is None else str(value)
+
+
+BOM_COLUMNS = (
+    "part",
+    "kind",
+    "description",
+    "count",
+    "length_m",
+    "unit_price_usd",
+    "total_usd",
+    "total_power_w",
+    "source",
+)
+
+
+def bom_rows(bom: Bom | None, why_not: str = "") -> Rows:
+    """BOM lines (``railplan.analysis.bom``), with the totals and notes under them."""
+    if bom is None:
+        return Rows(("",), (), why_not or "no bill of materials for this design")
+    rows = tuple(tuple(_cell(getattr(ln, c)) for c in BOM_COLUMNS) for ln in bom.lines)
+    t = bom.totals
+    note = (
+        f"total ${t.cost_usd:,.0f}; {t.power_w / 1000:,.1f} kW typical, "
+        f"{t.power_max_w / 1000:,.1f} kW max; {t.switches} switches, {t.transceivers} "
+        f"transceivers, {t.cables} cables, {t.rack_units} U. Racks laid out first-fit."
+    )
+    return Rows(BOM_COLUMNS, rows, " ".join([note, *bom.notes]))
+
+
+def cable_rows(design: Design) -> Rows:
+    """The cable schedule exactly as ``railplan cables`` writes it (its CSV, row by row)."""
+    lines = list(csv.reader(io.StringIO(cables_csv.render(design))))
+    return Rows(tuple(lines[0]), tuple(tuple(r) for r in lines[1:]), "first-fit rack layout")
+
+
+def filter_rows(rows: Sequence[tuple[str, ...]], query: str) -> list[tuple[str, ...]]:
+    """Rows where every word of ``query`` appears in some cell (case-insensitive)."""
+    words = query.lower().split()
+    if not words:
+        return list(rows)
+    return [r for r in rows if all(any(w in c.lower() for c in r) for w in words)]
+
+
+HOT_COLUMNS = ("link", "from", "to", "flows", "offered_load", "test")
+
+
+def hot_links(design: Design, pattern: str) -> Rows:
+    """The hottest links of a pattern, as ``railplan analyze --pattern P`` reports them."""
+    report = analyze(design, pattern=pattern)
+    data = report.to_json()
+    rows = tuple(tuple(_cell(hot.get(c)) for c in HOT_COLUMNS) for hot in data["hottest_links"])
+    bw = data["bandwidth"]
+    note = (
+        f"{data['pairs']} node pairs under {data['routing']} routing: "
+        f"{data['fraction_full']:.1%} at full rate, {data['fraction_half_or_less']:.1%} at half "
+        f"or less; per pair min {bw['min']:.2f} median {bw['median']:.2f} mean {bw['mean']:.2f}"
+    )
+    if data.get("collective_fraction") is not None:
+        note += f"; collective pace {data['collective_fraction']:.2f}"
+    return Rows(HOT_COLUMNS, rows, "; ".join([note, *data["notes"]]))
+
+
+__all__ = ["PATTERNS", "Rows", "bom_rows", "cable_rows", "filter_rows", "hot_links"]

@@ -1,0 +1,218 @@
+"""Dialogs: help, save spec, load spec, export files (with progress); all keyboard-driven."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import (
+    Checkbox,
+    DirectoryTree,
+    Input,
+    Label,
+    Markdown,
+    ProgressBar,
+    Static,
+)
+
+from railplan.errors import RailplanError
+from railplan.tui.compute import Outcome
+from railplan.tui.exports import ExportJob, read_spec, save_spec
+
+if TYPE_CHECKING:
+    from railplan.tui.app import RailplanApp
+
+HELP = """\
+# railplan TUI
+
+Describe the cluster on the left; the fabric is planned as you type, with the same library
+calls (and the same error messages) as `railplan plan`.
+
+| key | what |
+|---|---|
+| Tab / Shift+Tab | next / previous field |
+| Enter | open a choice list; in the compare table, plan that family |
+| F1 | this help |
+| F2 | bill of materials, line by line |
+| F3 | cable schedule (type to filter, `/` to search again) |
+| F4 | hottest links for a traffic pattern |
+| F5 | topology as text: tiers, groups, bundles |
+| F6 | compare every family side by side (cheapest marked `*`) |
+| Ctrl+S | save the spec as YAML |
+| Ctrl+O | load a spec (.yaml) or a design.json |
+| F7 | export spec, design JSON, cable CSV and PDFs to a folder |
+| F8 | results full width (hide the form) and back |
+| Escape | back / close |
+| Ctrl+Q | quit |
+
+Empty fields take the spec's defaults: GPUs/node, NICs/node, ports and speed come from
+the node model, the switch from every catalog switch that runs the NIC speed (radix shown).
+Every number comes from the library; the CLI prints the same with `railplan plan --json`.
+"""
+
+
+class Dialog(ModalScreen[None]):
+    """A centred box; Escape closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
+
+    def __init__(self, app: RailplanApp) -> None:
+        super().__init__()
+        self.owner = app
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+    def message(self, text: str, style: str = "") -> None:
+        self.query_one("#dialog-message", Static).update(f"[{style}]{text}[/]" if style else text)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Key bindings and how the TUI relates to the CLI."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Close"),
+        Binding("f1", "dismiss", "Close", show=False),
+    ]
+
+    DEFAULT_CSS = "HelpScreen { align: center middle; }"
+
+    def compose(self) -> ComposeResult:
+        yield Markdown(HELP, id="help")
+
+
+class SaveDialog(Dialog):
+    """Save the form's spec as YAML."""
+
+    def compose(self) -> ComposeResult:
+        name = self.owner.spec_data().get("name", "cluster")
+        default = self.owner.spec_path or Path.cwd() / f"{name}.yaml"
+        with Vertical(id="dialog"):
+            yield Label("Save spec (YAML) to", id="dialog-title")
+            yield Input(str(default), id="dialog-path")
+            yield Static("Enter saves, Escape cancels.", id="dialog-message")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        path = Path(event.value).expanduser()
+        try:
+            save_spec(self.owner.spec_data(), path)
+        except (RailplanError, OSError) as exc:
+            self.message(str(exc), "bold red")
+            return
+        self.owner.spec_path = path
+        self.owner.notify(f"saved {path}")
+        self.dismiss()
+
+
+class SpecTree(DirectoryTree):
+    """Folders and spec/design files only."""
+
+    def filter_paths(self, paths: Iterable[Path]) -> Iterable[Path]:
+        return [
+            p
+            for p in paths
+            if not p.name.startswith(".")
+            and (p.is_dir() or p.suffix.lower() in (".yaml", ".yml", ".json"))
+        ]
+
+
+class LoadDialog(Dialog):
+    """Load a spec (.yaml) or a design.json: type a path or pick one in the tree."""
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            yield Label("Load a spec .yaml or a design .json", id="dialog-title")
+            yield Input(placeholder="path, then Enter", id="dialog-path")
+            yield SpecTree(Path.cwd(), id="dialog-tree")
+            yield Static("Enter loads, Escape cancels.", id="dialog-message")
+
+    def on_directory_tree_file_selected(self, event: DirectoryTree.FileSelected) -> None:
+        self.load(Path(event.path))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.load(Path(event.value).expanduser())
+
+    def load(self, path: Path) -> None:
+        try:
+            spec = read_spec(path)
+        except RailplanError as exc:
+            self.message(str(exc), "bold red")
+            return
+        self.owner.load_spec(spec, path if path.suffix.lower() != ".json" else None)
+        self.owner.notify(f"loaded {path}")
+        self.dismiss()
+
+
+class ExportDialog(Dialog):
+    """Export spec, design JSON, cable CSV, sheets and test plan PDFs into a folder."""
+
+    def __init__(self, app: RailplanApp, outcome: Outcome) -> None:
+        super().__init__(app)
+        self.outcome = outcome
+        self.running = False
+
+    def compose(self) -> ComposeResult:
+        assert self.outcome.design is not None
+        default = Path.cwd() / f"{self.outcome.design.name}-{self.outcome.design.topology}"
+        with Vertical(id="dialog"):
+            yield Label("Export to folder", id="dialog-title")
+            yield Input(str(default), id="dialog-path")
+            yield Checkbox(
+                "Solve switch placement with CP-SAT (slower; default: first-fit racks as shown)",
+                id="dialog-solve",
+                compact=True,
+            )
+            yield ProgressBar(total=len(ExportJob.FILES) + 1, show_eta=False, id="dialog-progress")
+            yield Static(
+                f"Writes {', '.join(ExportJob.FILES)}. Enter exports, Escape closes.",
+                id="dialog-message",
+            )
+            yield Static("", id="dialog-log")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if not self.running:
+            self.running = True
+            solve = self.query_one("#dialog-solve", Checkbox).value
+            self.export(Path(event.value).expanduser(), solve)
+
+    def _progress(self, what: str, done: int, total: int) -> None:
+        self.query_one(ProgressBar).update(total=total, progress=done)
+        self.message(what)
+
+    def _finished(self, written: list[Path], error: str) -> None:
+        self.running = False
+        self.query_one("#dialog-log", Static).update("\n".join(f"wrote {p}" for p in written))
+        if error:
+            self.message(error, "bold red")
+        else:
+            self.message(f"wrote {len(written)} file(s). Escape closes.", "green")
+            self.owner.notify(f"exported {len(written)} file(s) to {written[0].parent}")
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def export(self, folder: Path, solve: bool) -> None:
+        out = self.outcome
+        assert out.design is not None
+        job = ExportJob(
+            out.design,
+            out.spec,
+            self.owner.catalog,
+            folder,
+            naive=not solve,
+            cabled=None if solve else out.full,
+        )
+
+        def progress(what: str, done: int, total: int) -> None:
+            self.app.call_from_thread(self._progress, what, done, total)
+
+        error = ""
+        try:
+            job.run(progress)
+        except (RailplanError, OSError) as exc:
+            error = str(exc)
+        self.app.call_from_thread(self._finished, list(job.written), error)

@@ -1,0 +1,387 @@
+"""The TUI is a shell over the library: its numbers and messages are the CLI's (run_test pilots)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from textual.pilot import Pilot
+from textual.widgets import DataTable, Input, Select, Static
+
+import railplan
+from railplan.summary import plan_summary
+from railplan.tui.app import RailplanApp
+from railplan.tui.exports import ExportJob
+from railplan.tui.form import SpecForm
+from railplan.tui.views import COMPARE_ROWS, tiers_line, total_line
+
+from .conftest import EXAMPLES
+
+SIZE = (100, 32)
+
+
+def sync(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run an async pilot test with asyncio (no pytest async plugin needed)."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(test(*args, **kwargs))
+
+    return run
+
+
+def screen_text(app: RailplanApp) -> str:
+    """What the terminal shows, as plain text."""
+    width, height = app.size
+    console = Console(
+        width=width, height=height, file=io.StringIO(), record=True, color_system=None
+    )
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text()
+
+
+def status(app: RailplanApp) -> str:
+    content = app.query_one("#status", Static).content
+    return getattr(content, "plain", str(content))
+
+
+async def settle(app: RailplanApp, pilot: Pilot[Any], done: bool = False) -> None:
+    """Wait until the latest edit's plan (or its error) is on screen; ``done``: every stage."""
+    await pilot.pause(app.debounce + 0.03)
+    for _ in range(3000):
+        await pilot.pause(0.01)
+        out = app.outcome
+        shown = app.shown == app.generation and (out is None or out.summary or out.error)
+        if shown and (not done or out is None or out.done):
+            break
+    await pilot.pause()
+
+
+async def type_into(pilot: Pilot[Any], field: str, text: str) -> None:
+    """Focus a form field, select its text and type over it (keys only, like a user)."""
+    app = pilot.app
+    widget = app.query_one(f"#f-{field}", Input)
+    widget.focus()
+    await pilot.pause()
+    await pilot.press("end", "shift+home")
+    await pilot.press(*(list(text) or ["backspace"]))
+
+
+async def choose(pilot: Pilot[Any], field: str, value: str) -> None:
+    """Open a select with Enter, walk to ``value`` with the arrow keys, Enter."""
+    select = pilot.app.query_one(f"#f-{field}", Select)
+    values = [v for _, v in select._options]
+    select.focus()
+    await pilot.press("enter")
+    await pilot.pause()
+    here = values.index(select.value)
+    there = values.index(value)
+    key = "down" if there > here else "up"
+    await pilot.press(*([key] * abs(there - here)), "enter")
+    assert select.value == value
+
+
+def cli_json(cli: Any, *args: str) -> dict[str, Any]:
+    result = cli("plan", *args, "--json")
+    assert result.code == 0, result.err
+    return json.loads(result.out)
+
+
+def cli_error(cli: Any, *args: str) -> str:
+    """The CLI's message for bad input, without its ``railplan: error:`` and where prefixes."""
+    result = cli("plan", *args)
+    assert result.code == 2
+    line = result.err.strip().removeprefix("railplan: error: ")
+    return line.removeprefix("flags: ")
+
+
+SMALL = {"cluster": {"gpus": 64, "node": "hgx-h100-8x400g"}, "fabric": {"switches": ["qm9700"]}}
+
+
+def app(start: dict[str, Any] | None = None, **kwargs: Any) -> RailplanApp:
+    """The TUI started on a small cluster (fast stages), debounce short for tests."""
+    spec = railplan.spec_from_dict(start or SMALL)
+    return RailplanApp(spec, debounce=0.02, **kwargs)
+
+
+# -- acceptance: type a cluster, switch topology, the counts are `railplan plan --json`'s ------
+
+
+@sync
+async def test_typed_cluster_and_topology_switch_show_the_cli_counts(cli, catalog):
+    flags = ("--gpus", "512", "--node", "dgx-h100", "--switch", "qm9700")
+    roft = cli_json(cli, *flags, "--topology", "roft")
+    matrix = cli_json(cli, *flags, "--topology", "matrix")
+    assert matrix["switches"] != roft["switches"]
+    tui = app()
+    async with tui.run_test(size=SIZE) as pilot:
+        await type_into(pilot, "gpus", "512")
+        await choose(pilot, "node", "dgx-h100")
+        await settle(tui, pilot)
+        assert tui.outcome is not None and tui.outcome.summary == roft
+        shown = screen_text(tui)
+        assert tiers_line(roft) in shown and total_line(roft) in shown
+
+        await choose(pilot, "topology", "matrix")
+        await settle(tui, pilot)
+        assert tui.outcome.summary == matrix
+        shown = screen_text(tui)
+        assert tiers_line(matrix) in shown and total_line(matrix) in shown
+        assert tiers_line(roft) not in shown
+
+        # more edits: the counts stay plan_summary(plan(the form's spec))
+        await type_into(pilot, "gpus", "4096")
+        await type_into(pilot, "planes", "2")
+        await choose(pilot, "switch", "auto")
+        await choose(pilot, "topology", "fat-tree")
+        await settle(tui, pilot)
+        spec = railplan.spec_from_dict(tui.spec_data())
+        assert spec.cluster.gpus == 4096 and spec.fabric.planes == 2
+        assert spec.fabric.topology == "fat-tree" and spec.fabric.switches is None
+        expected = plan_summary(railplan.plan(spec, catalog))
+        assert tui.outcome.summary == expected
+        assert tiers_line(expected) in screen_text(tui)
+
+
+# -- acceptance: an invalid value shows the CLI's message, and no crash -------------------------
+
+
+INVALID = [
+    ("gpus", "100", ("--gpus", "100", "--node", "hgx-h100-8x400g")),
+    ("gpus", "0", ("--gpus", "0", "--node", "hgx-h100-8x400g")),
+    (
+        "oversubscription",
+        "1:3",
+        ("--gpus", "64", "--node", "hgx-h100-8x400g", "--oversubscription", "1:3"),
+    ),
+    ("planes", "3", ("--gpus", "64", "--node", "hgx-h100-8x400g", "--planes", "3")),
+    (
+        "nodes_per_rack",
+        "x",
+        ("--gpus", "64", "--node", "hgx-h100-8x400g", "--set", "layout.nodes_per_rack=x"),
+    ),
+]
+FIXED = {"gpus": "64", "oversubscription": "1:1", "planes": "1", "nodes_per_rack": "4"}
+
+
+@sync
+async def test_invalid_values_show_the_cli_message(cli):
+    expected = [cli_error(cli, *flags) for _, _, flags in INVALID]
+    tui = app()
+    async with tui.run_test(size=SIZE) as pilot:
+        await settle(tui, pilot)
+        for (field, text, _), message in zip(INVALID, expected, strict=True):
+            await type_into(pilot, field, text)
+            await settle(tui, pilot)
+            assert status(tui) == message, field
+            assert tui.query_one(f"#row-{field}").has_class("-invalid")
+            # fix it: the message goes, the design comes back
+            await type_into(pilot, field, FIXED[field])
+            await settle(tui, pilot)
+            assert tui.outcome is not None and tui.outcome.summary is not None
+            assert tui.outcome.error == "" and message not in status(tui)
+            assert not tui.query_one(f"#row-{field}").has_class("-invalid")
+
+
+@sync
+async def test_infeasible_cluster_shows_the_planner_reason(cli):
+    flags = ("--gpus", "131072", "--node", "hgx-h100-8x400g", "--switch", "qm9700")
+    expected = cli_error(cli, *flags)
+    assert "holds at most" in expected
+    tui = app()
+    async with tui.run_test(size=SIZE) as pilot:
+        await type_into(pilot, "gpus", "131072")
+        await settle(tui, pilot)
+        assert status(tui) == expected
+        assert tui.query_one("#row-gpus").has_class("-invalid")
+
+
+# -- compare view ----------------------------------------------------------------------------
+
+
+@sync
+async def test_compare_all_lists_every_family_and_marks_the_cheapest(catalog):
+    tui = app()
+    async with tui.run_test(size=SIZE) as pilot:
+        await type_into(pilot, "gpus", "256")
+        await choose(pilot, "switch", "qm9700")
+        await choose(pilot, "topology", "compare")
+        await settle(tui, pilot, done=True)
+        out = tui.outcome
+        assert out is not None and out.done
+        table = tui.query_one("#compare-table", DataTable)
+        families = [str(c.key.value) for c in table.ordered_columns][1:]
+        assert families == ["roft", "matrix", "fat-tree", "rail-only"]
+        spec = railplan.spec_from_dict(tui.spec_data())
+        for row in out.rows:
+            try:
+                expected = plan_summary(railplan.plan(spec, catalog, topology=row.family))
+            except railplan.RailplanError as exc:
+                assert row.summary is None and row.reason == str(exc)
+            else:
+                assert row.summary == expected
+                column = list(table.get_column(row.family))
+                assert str(column[COMPARE_ROWS.index("switches")]) == str(
+                    expected["switches"]["total"]
+                )
+        cheapest = out.cheapest
+        assert cheapest is not None and out.summary is not None
+        assert out.summary["topology"] == cheapest
+        labels = {str(c.key.value): str(c.label) for c in table.ordered_columns}
+        assert labels[cheapest] == f"* {cheapest}"
+        assert all(not labels[f].startswith("*") for f in families if f != cheapest)
+        billed = [r for r in out.rows if r.totals]
+        if billed:
+            assert out.totals == min(billed, key=lambda r: r.totals["cost_usd"]).totals
+        # Enter on a family's column plans that family alone
+        table.focus()
+        table.move_cursor(column=1 + families.index("fat-tree"))
+        await pilot.press("enter")
+        await settle(tui, pilot, done=True)
+        assert tui.query_one("#f-topology", Select).value == "fat-tree"
+        assert tui.outcome.summary["topology"] == "fat-tree"
+
+
+# -- acceptance: exporting writes the files -----------------------------------------------------
+
+
+@sync
+async def test_export_writes_the_files(tmp_path: Path, monkeypatch, catalog):
+    monkeypatch.chdir(tmp_path)
+    tui = app()
+    async with tui.run_test(size=SIZE) as pilot:
+        await type_into(pilot, "gpus", "64")
+        await settle(tui, pilot, done=True)
+        await pilot.press("f7")
+        await pilot.pause()
+        await pilot.press("end", "shift+home", *"out", "enter")
+        for _ in range(3000):
+            await pilot.pause(0.01)
+            if not tui.screen.running:  # type: ignore[attr-defined]
+                break
+        folder = tmp_path / "out"
+        assert sorted(p.name for p in folder.iterdir()) == sorted(ExportJob.FILES)
+        spec = railplan.load_spec(folder / "spec.yaml")
+        design = railplan.design_from_json((folder / "design.json").read_text())
+        assert railplan.check(design) == [] and design.cables
+        assert plan_summary(design) == plan_summary(railplan.plan(spec, catalog))
+        assert tui.outcome is not None and plan_summary(design) == tui.outcome.summary
+        assert (folder / "cables.csv").read_text().count("\n") == len(design.cables) + 1
+        for pdf in ("sheets.pdf", "testplan.pdf"):
+            assert (folder / pdf).read_bytes().startswith(b"%PDF")
+        assert "wrote 5 file(s)" in str(tui.screen.query_one("#dialog-message", Static).content)
+        await pilot.press("escape")
+
+
+@sync
+async def test_save_spec_then_load_specs_good_and_bad(tmp_path: Path, monkeypatch, cli):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "example.yaml").write_text((EXAMPLES / "h100-1k.yaml").read_text())
+    (tmp_path / "broken.yaml").write_text("cluster:\n  gpus: [1, 2\n")
+    (tmp_path / "unknown.yaml").write_text("cluster:\n  gpus: 64\n  node: dgx-z9\n")
+    expected = {p: cli_error(cli, p) for p in ("broken.yaml", "unknown.yaml")}
+    example = plan_summary(railplan.plan(railplan.load_spec(EXAMPLES / "h100-1k.yaml")))
+    tui = app()
+    async with tui.run_test(size=SIZE) as pilot:
+        await type_into(pilot, "gpus", "512")
+        await type_into(pilot, "nodes_per_rack", "2")
+        await settle(tui, pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("end", "shift+home", *"mine.yaml", "enter")
+        await pilot.pause()
+        saved = railplan.load_spec(tmp_path / "mine.yaml")
+        assert saved.cluster.gpus == 512 and saved.layout.nodes_per_rack == 2
+
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        await pilot.press(*"example.yaml", "enter")
+        await settle(tui, pilot)
+        assert tui.query_one("#f-switch", Select).value == "qm9700"
+        assert tui.query_one("#f-name", Input).value == "h100-1k"
+        assert tui.outcome is not None and tui.outcome.summary == example
+
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        await pilot.press(*"broken.yaml", "enter")
+        await pilot.pause()
+        message = tui.screen.query_one("#dialog-message", Static).content
+        assert expected["broken.yaml"] in str(message)  # the dialog stays open with the message
+        await pilot.press("end", "shift+home", *"unknown.yaml", "enter")
+        await settle(tui, pilot)
+        assert tui.query_one("#f-node", Select).value == "dgx-z9"
+        assert status(tui) == expected["unknown.yaml"]
+
+
+# -- drill-down screens --------------------------------------------------------------------------
+
+
+@sync
+async def test_drill_down_screens_open_filter_and_close():
+    tui = app()
+    async with tui.run_test(size=SIZE) as pilot:
+        await settle(tui, pilot, done=True)
+        out = tui.outcome
+        assert out is not None and out.bom is not None and out.full is not None
+        for key, title in (
+            ("f2", "Bill of materials"),
+            ("f4", "Hottest links"),
+            ("f5", "Topology"),
+            ("f3", "Cable schedule"),
+        ):
+            await pilot.press(key)
+            await pilot.pause()
+            await tui.workers.wait_for_complete()
+            await pilot.pause()
+            assert title in screen_text(tui)
+            if key == "f3":
+                break
+            if key == "f2":
+                table = tui.screen.query_one(DataTable)
+                assert table.row_count == len(out.bom.lines)
+            if key == "f5":
+                text = screen_text(tui)
+                assert "plane 0" in text and "node-leaf" in text
+            await pilot.press("escape")
+            await pilot.pause()
+            assert tui.query_one("#form", SpecForm)
+        # the cable schedule: every cable, narrowed by typing
+        table = tui.screen.query_one(DataTable)
+        assert table.row_count == len(out.full.cables)
+        first = str(table.get_row_at(0)[0])
+        await pilot.press(*first)
+        await pilot.pause()
+        assert table.row_count == 1
+        await pilot.press("escape", "f1")
+        await pilot.pause()
+        assert "railplan TUI" in screen_text(tui)
+
+
+# -- acceptance: the core imports no textual ----------------------------------------------------
+
+
+def test_core_and_cli_import_no_textual():
+    code = (
+        "import sys, importlib, railplan, railplan.summary; "
+        "importlib.import_module('railplan.cli.app')._load_commands(); "
+        "import railplan.tui.compute, railplan.tui.formspec, railplan.tui.views; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_tui_command_is_registered(cli):
+    result = cli("tui", "--help")
+    assert result.code == 0 and "SPEC" in result.out.upper()
+    missing = cli("tui", "no-such-spec.yaml")
+    assert missing.code == 2
+    assert missing.err.strip() == "railplan: error: spec file no-such-spec.yaml does not exist"
