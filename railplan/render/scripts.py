@@ -60,8 +60,9 @@ le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 
 NODE_PROBE = """#!/usr/bin/env bash
 # Collect one node's checks into DIR (run on the node: directly, over ssh or under srun).
-# usage: node_probe.sh DIR GID_INDEX PRIORITY DEVICE...
+# usage: node_probe.sh DIR GID_INDEX PRIORITY DEVICE...   (SYSFS: another /sys, for tests)
 set -uo pipefail
+sys="${SYSFS:-/sys}"
 dir="$1"
 gid="$2"
 prio="$3"
@@ -76,14 +77,14 @@ for dev in "$@"; do
   ibstat "$dev" >> "$dir/ibstat.txt" 2>&1
   ibv_devinfo -d "$dev" >> "$dir/ibv_devinfo.txt" 2>&1
   if [ "$gid" -ge 0 ]; then
-    type_file="/sys/class/infiniband/$dev/ports/1/gid_attrs/types/$gid"
+    type_file="$sys/class/infiniband/$dev/ports/1/gid_attrs/types/$gid"
     gid_type="$(cat "$type_file" 2>/dev/null || echo missing)"
     netdev=""
-    for path in "/sys/class/infiniband/$dev/device/net/"*; do
+    for path in "$sys/class/infiniband/$dev/device/net/"*; do
       [ -e "$path" ] && netdev="${path##*/}" && break
     done
     pfc="$(mlnx_qos -i "$netdev" 2>/dev/null | awk -v p="$prio" '$1 == "enabled" { print $(p + 2) }')"
-    ecn="$(cat "/sys/class/net/$netdev/ecn/roce_np/enable/$prio" 2>/dev/null || echo 0)"
+    ecn="$(cat "$sys/class/net/$netdev/ecn/roce_np/enable/$prio" 2>/dev/null || echo 0)"
     printf '%s netdev=%s gid%s=%s pfc=%s ecn=%s\\n' "$dev" "$netdev" "$gid" "$gid_type" \\
       "${pfc:-0}" "$ecn" >> "$dir/roce.txt"
   fi
