@@ -322,6 +322,8 @@ def assert_six(report: railplan.loop.asbuilt.AsBuiltReport, design: Design, trut
     json.dumps(doc)  # serialisable
     assert doc["counts"] == counts and len(doc["findings"]) == 6
     assert len(report.summary_rows()) == 6
+    md = report.to_markdown()
+    assert "FAIL" in md and all(label in md for f in report.findings for label in f.labels)
 
 
 @pytest.mark.parametrize("cabled", [False, True], ids=["link-ids", "cable-labels"])

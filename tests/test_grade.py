@@ -528,3 +528,33 @@ def test_graded_in_the_scripts_layout_with_the_default_plan(tmp_path: Path) -> N
     if any(bad in link_sets(design, *p)[1] for p in pairs if slow_node not in p):
         assert bad in [s.link_id for s in report.diagnosis.suspects]
     assert report.unmatched == ()
+
+
+@pytest.mark.parametrize(
+    ("topology", "nics", "ports_per_nic", "speed", "gpus"),
+    [("matrix", 4, 2, 200, 512), ("fat-tree", 4, 1, 400, 256), ("roft", 2, 1, 400, 256)],
+)
+def test_bad_inter_switch_link_is_a_suspect_on_every_family(
+    topology: str, nics: int, ports_per_nic: int, speed: int, gpus: int
+) -> None:
+    spec = {
+        "name": topology,
+        "cluster": {
+            "gpus": gpus,
+            "gpus_per_node": 8,
+            "nics_per_node": nics,
+            "ports_per_nic": ports_per_nic,
+            "port_speed_gbps": speed,
+        },
+        "fabric": {"topology": topology, "switches": ["cx732q-n"]},
+    }
+    design = railplan.plan(railplan.spec_from_dict(spec))
+    ids = [n.id for n in design.nodes]
+    pairs = [(ids[i], ids[j]) for i in range(len(ids)) for j in range(i + 1, len(ids))][::7][:150]
+    crossed = {k for p in pairs for k in link_sets(design, *p)[1] if not k.startswith("NL")}
+    bad = sorted(crossed)[len(crossed) // 2]
+    results = [PairResult(f"P{i}", p, bad in link_sets(design, *p)[1]) for i, p in enumerate(pairs)]
+    diag = diagnose(design, results)
+    assert diag.fault_nodes == ()
+    assert bad in [s.link_id for s in diag.suspects]
+    assert diag.next_tests
