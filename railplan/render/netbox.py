@@ -164,24 +164,27 @@ def interfaces_csv(design: Design, catalog: Catalog) -> str:
     node_ff = design.shape.form_factor
     ff_of = {m.id: m.form_factor for m in catalog.switches.values()}
     switches = design.switch_by_id()
-    rows = []
+    keyed: list[tuple[tuple[str, int], tuple[object, ...]]] = []
     for row in schedule(design):
         for end, port in ((row.a, row.link.a_port), (row.b, row.link.b_port)):
             sw = switches.get(end.device)
             ff = ff_of.get(sw.model, "") if sw is not None else node_ff
-            rows.append(
+            keyed.append(
                 (
-                    end.device,
-                    end.port,
-                    row.cable.label_a if end is row.a else row.cable.label_b,
-                    interface_type(protocol, row.link.rate_gbps, ff),
-                    row.link.rate_gbps * 1_000_000,
-                    "true",
-                    f"port {port + 1}, plane {row.link.plane}",
+                    (end.device, port),
+                    (
+                        end.device,
+                        end.port,
+                        row.cable.label_a if end is row.a else row.cable.label_b,
+                        interface_type(protocol, row.link.rate_gbps, ff),
+                        row.link.rate_gbps * 1_000_000,
+                        "true",
+                        f"port {port + 1}, plane {row.link.plane}",
+                    ),
                 )
             )
-    rows.sort(key=lambda r: (str(r[0]), str(r[1])))
-    return to_csv(INTERFACE_COLUMNS, rows)
+    keyed.sort(key=lambda kv: kv[0])
+    return to_csv(INTERFACE_COLUMNS, [r for _, r in keyed])
 
 
 def cables_csv(design: Design, catalog: Catalog) -> str:

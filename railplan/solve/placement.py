@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import time
@@ -807,6 +808,7 @@ def naive_placement(design: Design, floor: Floor, catalog: Catalog) -> SwitchPla
                 f"{len(racks)} network racks; add network racks"
             )
     report = _empty_report(floor, PlacementRulesSpec(), 0.0, method="naive first fit")
+    report = dataclasses.replace(report, status="FIRST FIT", groups=len(singles))
     return _result(design, floor, catalog, singles, at, report)
 
 
