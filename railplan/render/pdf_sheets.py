@@ -464,6 +464,8 @@ def render_labels(
 
 
 def _fit(c: Any, text: str, font: str, size: float, width: float) -> float:
+    if len(text) * size <= width:  # no glyph of these fonts is wider than 1 em: it fits
+        return size
     while size > 4 and c.stringWidth(text, font, size) > width:
         size -= 0.25
     return size
@@ -476,7 +478,7 @@ def _label(c: Any, x: float, y: float, w: float, h: float, row: CableRow, end: s
     pad = 1.5 * mm
     c.setStrokeColor(pc.RULE)
     c.setLineWidth(0.3)
-    c.roundRect(x, y, w, h, 1.2 * mm, stroke=1, fill=0)
+    c.rect(x, y, w, h, stroke=1, fill=0)
     inner = w - 2 * pad
     size = _fit(c, text, pc.BOLD, 8.5, inner)
     c.setFillColor(pc.INK)
@@ -489,12 +491,20 @@ def _label(c: Any, x: float, y: float, w: float, h: float, row: CableRow, end: s
     to = f"to {other}"
     c.setFont(pc.FONT, _fit(c, to, pc.FONT, 6, inner))
     c.drawString(x + pad, y + h - pad - size - 14.5, to)
-    sw = 2.4 * mm
     if row.colour:
-        pc.draw_swatch(c, x + pad, y + pad, sw, sw, row.colour)
-        c.setFont(pc.FONT, 5.5)
-        c.setFillColor(pc.INK)
-        c.drawString(x + pad + sw + 1.2 * mm, y + pad + 0.6, f"{row.colour}  {row.length} m")
+        form = f"railplanLabelSwatch_{row.colour}"
+        if not c.hasForm(form):  # drawn once per document, placed by reference
+            sw = 2.4 * mm
+            c.beginForm(form, -1, -1, sw + 1, sw + 1)
+            pc.draw_swatch(c, 0, 0, sw, sw, row.colour)
+            c.endForm()
+        c.saveState()
+        c.translate(x + pad, y + pad)
+        c.doForm(form)
+        c.restoreState()
+    c.setFont(pc.FONT, 5.5)
+    c.setFillColor(pc.INK)
+    c.drawString(x + pad + 3.6 * mm, y + pad + 0.6, f"{row.colour}  {row.length} m")
 
 
 # -- topology diagram ----------------------------------------------------------------------------
