@@ -100,7 +100,7 @@ def six_faults(design: Design) -> tuple[list[Edge], dict[str, object]]:
     edges[slow] = (a, b, 200)
     last_leaves = sorted({links[i].b_device for i in node_leaf})[-2:]
     extra = (free_port(design, last_leaves[0]), free_port(design, last_leaves[1]), 400)
-    truth = {
+    truth: dict[str, object] = {
         "swaps": {frozenset((links[i].id, links[j].id)) for i, j in (s1, s2, s3)},
         "missing": links[missing].id,
         "wrong_speed": links[slow].id,

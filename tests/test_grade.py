@@ -514,8 +514,8 @@ def test_graded_in_the_scripts_layout_with_the_default_plan(tmp_path: Path) -> N
     slow_node = design.nodes[4].id
     testplan = pytest.importorskip("railplan.testplan")
     plan = testplan.build_testplan(design, railplan.load_catalog())
-    pairs = [tuple(t.nodes) for t in plan.tests() if t.kind == "pair"]
-    bad = pick_bad_link(design, pairs, avoid=slow_node)  # type: ignore[arg-type]
+    pairs = [(t.nodes[0], t.nodes[1]) for t in plan.tests() if t.kind == "pair"]
+    bad = pick_bad_link(design, pairs, avoid=slow_node)
     must_fail = scripted_results(design, tmp_path, slow_node, bad)
     report = grade(design, None, tmp_path)  # expectations: the design's default test plan
     by_status: dict[str, set[str]] = {}
