@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from railplan.analysis.bom import Bom
+from railplan.build import build
 from railplan.catalog import Catalog, load_catalog
 from railplan.errors import InfeasibleError, SpecError
 from railplan.metrics import inter_switch_links, max_hops
 from railplan.model import Design
-from railplan.planner import plan
 from railplan.spec import Spec
 
 FAMILIES = ("roft", "matrix", "fat-tree", "rail-only")
@@ -23,29 +24,60 @@ class CompareRow:
     reason: str = ""
     max_hops: int | None = None
     inter_switch_links: int | None = None
+    bom: Bom | None = None
 
     @property
     def feasible(self) -> bool:
         return self.design is not None
 
 
-def compare_family(spec: Spec, catalog: Catalog, family: str) -> CompareRow:
-    """Plan ``family`` for the spec's cluster; an infeasible or invalid request gives the reason."""
+def compare_family(spec: Spec, catalog: Catalog, family: str, layout: bool = False) -> CompareRow:
+    """Build ``family`` for the spec's cluster (laid out and billed when ``layout``);
+    an infeasible or invalid request gives the reason."""
     try:
-        design = plan(spec, catalog, topology=family)
+        built = build(spec, catalog, topology=family, layout=layout)
     except (InfeasibleError, SpecError) as exc:
         return CompareRow(family=family, design=None, reason=str(exc))
+    design = built.design
     return CompareRow(
         family=family,
         design=design,
         max_hops=max_hops(design),
         inter_switch_links=inter_switch_links(design),
+        bom=built.bom,
     )
 
 
 def compare(
-    spec: Spec, catalog: Catalog | None = None, families: tuple[str, ...] = FAMILIES
+    spec: Spec,
+    catalog: Catalog | None = None,
+    families: tuple[str, ...] = FAMILIES,
+    *,
+    layout: bool = False,
 ) -> list[CompareRow]:
-    """One row per family (roft, matrix, fat-tree, rail-only), in that order."""
+    """One row per family (roft, matrix, fat-tree, rail-only), in that order.
+
+    ``layout=True`` places and cables each design and bills it (``row.bom``).
+    """
     catalog = catalog or load_catalog()
-    return [compare_family(spec, catalog, family) for family in families]
+    return [compare_family(spec, catalog, family, layout) for family in families]
+
+
+def bom_differences(base: CompareRow, other: CompareRow) -> dict[str, float]:
+    """``other`` minus ``base`` in switches, transceivers, cables, cost and power, summed from
+    the BOM lines themselves (not from totals or constants)."""
+    assert base.bom is not None and other.bom is not None
+
+    def sums(bill: Bom) -> dict[str, float]:
+        return {
+            "switches": sum(line.count for line in bill.lines if line.kind == "switch"),
+            "transceivers": sum(line.count for line in bill.lines if line.kind == "transceiver"),
+            "cables": sum(
+                line.count for line in bill.lines if line.kind in ("cable", "fibre", "splitter")
+            ),
+            "cost_usd": round(sum(line.total_usd for line in bill.lines), 2),
+            "power_w": round(sum(line.total_power_w for line in bill.lines), 2),
+        }
+
+    a, b = sums(base.bom), sums(other.bom)
+    return {k: round(b[k] - a[k], 2) for k in a}

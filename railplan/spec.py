@@ -159,7 +159,7 @@ class PlacementRulesSpec(_Strict):
     spines_in_network_row: bool = Field(
         default=False, description="Spines and cores go in the dedicated network row"
     )
-    time_limit_s: float = Field(default=20.0, gt=0, le=86_400, description="CP-SAT time limit")
+    time_limit_s: float = Field(default=5.0, gt=0, le=86_400, description="CP-SAT time limit")
     random_seed: int = Field(
         default=1, ge=0, description="CP-SAT random seed (same seed, same answer)"
     )

@@ -5,20 +5,67 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable
 
+from railplan.catalog import Catalog, load_catalog
 from railplan.model import Design, Switch
 
 MAX_REPORTED = 50
 UPWARD = {"node-leaf": (0, 1), "leaf-spine": (1, 2), "spine-core": (2, 3), "leaf-leaf": (1, 1)}
 
 
-def check(design: Design) -> list[str]:
-    """Every violated rule as a sentence; an empty list means the design is sound."""
+def check(design: Design, catalog: Catalog | None = None) -> list[str]:
+    """Every violated rule as a sentence; an empty list means the design is sound.
+
+    A laid-out design (with cables) is also checked for one cable per link, media that reach
+    their routed lengths and fit their cages (against ``catalog``, default the bundled one),
+    and devices that sit inside their racks without overlapping.
+    """
     problems: list[str] = []
     for rule in RULES:
         problems.extend(rule(design))
         if len(problems) >= MAX_REPORTED:
-            break
+            return problems[:MAX_REPORTED]
+    if design.cables or design.placements:
+        from railplan.analysis.media import check_cables  # cables are checked against parts
+
+        problems.extend(_one_cable_per_link(design))
+        problems.extend(_placements(design))
+        if design.cables:
+            problems.extend(check_cables(design, catalog or load_catalog()))
     return problems[:MAX_REPORTED]
+
+
+def _one_cable_per_link(d: Design) -> list[str]:
+    per_link = Counter(c.link_id for c in d.cables)
+    out = [f"link {lk.id} has {per_link[lk.id]} cables" for lk in d.links if per_link[lk.id] != 1]
+    dup = [i for i, c in Counter(c.id for c in d.cables).items() if c > 1]
+    out += [f"cable id {i} is used more than once" for i in dup[:5]]
+    return out[:10]
+
+
+def _placements(d: Design) -> list[str]:
+    """Every node and switch sits once, inside an existing rack, without overlapping another."""
+    racks = {r.id: r for r in d.racks}
+    devices = [n.id for n in d.nodes] + [s.id for s in d.switches]
+    placed = Counter(p.device for p in d.placements)
+    out = [f"{dev} is placed {placed[dev]} times" for dev in devices if placed[dev] != 1][:10]
+    used: dict[tuple[str, int], str] = {}
+    for p in d.placements:
+        rack = racks.get(p.rack)
+        if rack is None:
+            out.append(f"{p.device} sits in rack {p.rack}, which is not on the floor")
+            continue
+        if p.u < 1 or p.u + p.height_u - 1 > rack.height_u:
+            out.append(
+                f"{p.device} at U{p.u} ({p.height_u}U) does not fit the {rack.height_u}U rack {p.rack}"
+            )
+        for u in range(p.u, p.u + p.height_u):
+            other = used.setdefault((p.rack, u), p.device)
+            if other != p.device:
+                out.append(f"{p.device} and {other} both occupy {p.rack} U{u}")
+                break
+        if len(out) >= 10:
+            break
+    return out
 
 
 def _unique_ids(d: Design) -> list[str]:
@@ -432,10 +479,4 @@ RULES: list[Callable[[Design], list[str]]] = [
 ]
 
 
-def register_rule(rule: Callable[[Design], list[str]]) -> Callable[[Design], list[str]]:
-    """Add a family-specific rule (used by the Matrix and per-rack modules)."""
-    RULES.append(rule)
-    return rule
-
-
-__all__ = ["Switch", "check", "register_rule"]
+__all__ = ["Switch", "check"]

@@ -9,7 +9,7 @@ from railplan.analysis.collisions import summary_for_compare
 from railplan.cli.app import app
 from railplan.cli.common import DesignSource, design_command, print_json
 from railplan.cli.show import print_table
-from railplan.compare import CompareRow, compare
+from railplan.compare import CompareRow, bom_differences, compare
 from railplan.summary import plan_summary
 
 
@@ -18,6 +18,8 @@ def row_json(row: CompareRow, traffic: bool) -> dict[str, Any]:
     data = plan_summary(row.design)
     data["max_hops"] = row.max_hops
     data["inter_switch_links"] = row.inter_switch_links
+    if row.bom is not None:
+        data["totals"] = row.bom.totals.as_dict()
     if traffic:
         data["traffic"] = summary_for_compare(row.design)
     return data
@@ -41,6 +43,19 @@ def compare_table(designs: list[dict[str, Any]]) -> Table:
         ("max switch hops", lambda d: d["max_hops"]),
         ("routing", lambda d: d["routing"]),
     ]
+    if designs and "totals" in designs[0]:
+        rows += [
+            ("transceivers", lambda d: d["totals"]["transceivers"]),
+            ("cables", lambda d: d["totals"]["cables"]),
+            ("cost (USD)", lambda d: f"{d['totals']['cost_usd']:,.0f}"),
+            ("power typical (kW)", lambda d: f"{d['totals']['power_w'] / 1000:,.1f}"),
+        ]
+    if designs and "vs_roft" in designs[-1]:
+        rows += [
+            ("switches vs roft", lambda d: _delta(d, "switches")),
+            ("transceivers vs roft", lambda d: _delta(d, "transceivers")),
+            ("cost vs roft (USD)", lambda d: _delta(d, "cost_usd")),
+        ]
     if designs and "traffic" in designs[0]:
         rows += [
             ("pairs at full rate", lambda d: _pct(d, "pairs", "fraction_full")),
@@ -51,6 +66,11 @@ def compare_table(designs: list[dict[str, Any]]) -> Table:
     for label, get in rows:
         table.add_row(label, *(str(get(d)) for d in designs))
     return table
+
+
+def _delta(d: dict[str, Any], key: str) -> str:
+    v = d.get("vs_roft", {}).get(key)
+    return "-" if v is None else f"{v:+,.0f}"
 
 
 def _pct(d: dict[str, Any], test: str, key: str) -> str:
@@ -67,15 +87,26 @@ def _num(d: dict[str, Any], test: str, key: str) -> str:
 @design_command
 def compare_cmd(
     src: DesignSource,
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object on stdout.")
+    ] = False,
     traffic: Annotated[
         bool,
         typer.Option("--traffic/--no-traffic", help="Add pair-test and all-to-all figures."),
     ] = True,
+    layout: Annotated[
+        bool,
+        typer.Option("--layout/--no-layout", help="Lay out, cable and bill every family."),
+    ] = True,
 ) -> None:
     """Plan every topology family for the same cluster and compare them."""
-    rows = compare(src.spec(), src.catalog())
+    rows = compare(src.spec(), src.catalog(), layout=layout)
     designs = [row_json(r, traffic) for r in rows if r.feasible]
+    base = next((r for r in rows if r.family == "roft" and r.bom is not None), None)
+    if base is not None:
+        for data, row in zip(designs, [r for r in rows if r.feasible], strict=True):
+            if row is not base and row.bom is not None:
+                data["vs_roft"] = bom_differences(base, row)
     infeasible = [{"topology": r.family, "reason": r.reason} for r in rows if not r.feasible]
     if json_out:
         print_json({"designs": designs, "infeasible": infeasible})

@@ -1,5 +1,6 @@
-"""`railplan plan`: plan a fabric, print its summary, optionally write design.json and spec.yaml."""
+"""`railplan plan`: plan a fabric, lay it out and bill it; print the summary, write design.json."""
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -8,7 +9,9 @@ import typer
 from railplan.cli.app import app
 from railplan.cli.common import DesignSource, design_command, print_json, write_atomic
 from railplan.cli.show import plan_table, print_table
+from railplan.errors import SpecError
 from railplan.model import design_to_json
+from railplan.pipeline import OBJECTIVES
 from railplan.spec import spec_to_yaml
 from railplan.summary import plan_summary
 
@@ -24,10 +27,38 @@ def plan_cmd(
         Optional[Path],  # noqa: UP045
         typer.Option("-o", "--out", help="Write design.json and spec.yaml into this directory."),
     ] = None,
+    layout: Annotated[
+        bool,
+        typer.Option(
+            "--layout/--no-layout",
+            help="Place switches, cable every link and bill it (--no-layout: topology only).",
+        ),
+    ] = True,
+    objective: Annotated[
+        str, typer.Option("--objective", help="What CP-SAT minimises: cost, power or length.")
+    ] = "cost",
+    time_limit: Annotated[
+        Optional[float],  # noqa: UP045
+        typer.Option(
+            "--time-limit", help="CP-SAT placement time limit in s (default: the spec's)."
+        ),
+    ] = None,
 ) -> None:
-    """Plan the fabric for a cluster and show switch and link counts."""
-    design = src.design()
+    """Plan the fabric for a cluster: switch and link counts, and (with layout) its bill."""
+    if objective not in OBJECTIVES:
+        raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
+    say = (lambda msg: typer.echo(msg, err=True)) if sys.stderr.isatty() else None
+    built = src.build(layout=layout, objective=objective, time_limit_s=time_limit, progress=say)
+    design = built.design
     summary = plan_summary(design)
+    if built.bom is not None:
+        bill = built.bom.to_json()
+        summary["bom"] = bill["bom"]
+        summary["totals"] = bill["totals"]
+        summary["bom_notes"] = bill["notes"]
+    solver = built.solver_json()
+    if solver:
+        summary["solver"] = solver
     if out_dir is not None:
         write_atomic(out_dir / "design.json", design_to_json(design))
         write_atomic(out_dir / "spec.yaml", spec_to_yaml(src.spec()))

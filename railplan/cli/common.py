@@ -12,10 +12,10 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from railplan.build import Build, build
 from railplan.catalog import Catalog, load_catalog
 from railplan.errors import DesignFileError, SpecError
 from railplan.model import Design, design_from_dict
-from railplan.planner import plan
 from railplan.spec import Spec, apply_overrides, load_spec, spec_from_dict
 
 QUICK = "Quick flags (no spec file needed; with a spec they override it)"
@@ -33,8 +33,8 @@ SOURCE_PARAMS: list[tuple[str, Any]] = [
     ),
     (
         "gpus",
-        Annotated[Optional[int], typer.Option("--gpus", help="Total GPUs.", rich_help_panel=QUICK)],
-    ),  # noqa: UP045
+        Annotated[int | None, typer.Option("--gpus", help="Total GPUs.", rich_help_panel=QUICK)],
+    ),
     (
         "node",
         Annotated[
@@ -72,8 +72,8 @@ SOURCE_PARAMS: list[tuple[str, Any]] = [
     (
         "planes",
         Annotated[
-            Optional[int], typer.Option("--planes", help="Fabric planes.", rich_help_panel=QUICK)
-        ],  # noqa: UP045
+            int | None, typer.Option("--planes", help="Fabric planes.", rich_help_panel=QUICK)
+        ],
     ),
     (
         "set_",
@@ -160,8 +160,45 @@ class DesignSource:
                     )
                 self._design = read_design(self.source)  # type: ignore[arg-type]
             else:
-                self._design = plan(self.spec(), self.catalog())
+                self._design = build(self.spec(), self.catalog(), layout=False).design
         return self._design
+
+    def build(
+        self,
+        *,
+        layout: bool = True,
+        objective: str = "cost",
+        time_limit_s: float | None = None,
+        progress: Callable[[str], None] | None = None,
+    ) -> Build:
+        """The finished design with its bill: a cabled design.json is taken as it is."""
+        if self.is_design_file():
+            from railplan.analysis.bom import bom
+            from railplan.pipeline import complete
+
+            design = self.design()
+            placement = None
+            if layout and not design.cables:
+                design, placement = complete(
+                    design,
+                    self.spec(),
+                    self.catalog(),
+                    objective=objective,
+                    time_limit_s=time_limit_s,
+                    progress=progress,
+                )
+            bill = bom(design, self.catalog()) if design.cables else None
+            return Build(design=design, bom=bill, placement=placement, switch_choice=None)
+        built = build(
+            self.spec(),
+            self.catalog(),
+            layout=layout,
+            objective=objective,
+            time_limit_s=time_limit_s,
+            progress=progress,
+        )
+        self._design = built.design
+        return built
 
 
 def read_design(path: Path) -> Design:
