@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     _load_commands()
     command = typer.main.get_command(app)
     try:
-        command.main(args=argv, prog_name="railplan", standalone_mode=False)
+        code = command.main(args=argv, prog_name="railplan", standalone_mode=False)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except UsageError as exc:
@@ -63,4 +63,4 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except BrokenPipeError:
         sys.exit(0)
-    sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,63 @@
+"""`railplan asbuilt`: compare LLDP / InfiniBand discovery dumps with the planned cabling."""
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from railplan.cli.app import app
+from railplan.cli.common import DesignSource, design_command, print_json, write_atomic
+from railplan.cli.show import print_table
+from railplan.loop.asbuilt import check_asbuilt
+
+
+@app.command("asbuilt")
+@design_command
+def asbuilt_cmd(
+    src: DesignSource,
+    lldp: Annotated[
+        Optional[list[Path]],  # noqa: UP045
+        typer.Option("--lldp", help="LLDP output: a file or a folder of files (repeatable)."),
+    ] = None,
+    ibnetdiscover: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--ibnetdiscover", help="ibnetdiscover output file."),
+    ] = None,
+    iblinkinfo: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--iblinkinfo", help="iblinkinfo output file."),
+    ] = None,
+    names: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--names", help="Name map (YAML/JSON) from site names to design names."),
+    ] = None,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object on stdout.")
+    ] = False,
+    report: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--report", help="Also write a printable Markdown summary here."),
+    ] = None,
+) -> None:
+    """Check the as-built cabling against the plan; exit 1 when anything needs fixing."""
+    design = src.design() if src.is_design_file() else src.build(layout=True).design
+    result = check_asbuilt(
+        design, lldp=lldp or [], ibnetdiscover=ibnetdiscover, iblinkinfo=iblinkinfo, names=names
+    )
+    if report is not None:
+        write_atomic(report, result.to_markdown())
+    if json_out:
+        print_json(result.to_json())
+    else:
+        table = Table(title=f"{design.name}: as-built check", title_justify="left")
+        for column in result.summary_header:
+            table.add_column(column)
+        for row in result.summary_rows():
+            table.add_row(*row)
+        print_table(table)
+        typer.echo(result.summary_line())
+        for warning in result.warnings:
+            typer.echo(f"warning: {warning}", err=True)
+    if not result.ok:
+        raise typer.Exit(1)

@@ -1,0 +1,70 @@
+"""`railplan grade`: grade acceptance-test results against the plan and name the fault."""
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from railplan.cli.app import app
+from railplan.cli.common import DesignSource, design_command, print_json, write_atomic
+from railplan.cli.show import print_table
+from railplan.loop.grade import grade, load_expectations
+
+
+@app.command("grade")
+@design_command
+def grade_cmd(
+    src: DesignSource,
+    results: Annotated[
+        Path,
+        typer.Option("--results", "-r", help="Folder of test outputs (as the scripts write it)."),
+    ],
+    expectations: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--expectations", help="Expectations JSON/YAML (default: the plan's own)."),
+    ] = None,
+    names: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--names", help="Name map (YAML/JSON) for LLDP checks."),
+    ] = None,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object on stdout.")
+    ] = False,
+    report: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--report", help="Also write a Markdown report here."),
+    ] = None,
+) -> None:
+    """Grade test results against the plan's thresholds; exit 1 when a test fails."""
+    design = src.design() if src.is_design_file() else src.build(layout=True).design
+    wanted = load_expectations(expectations) if expectations is not None else None
+    result = grade(design, wanted, results, names=names)
+    if report is not None:
+        write_atomic(report, result.to_markdown())
+    if json_out:
+        print_json(result.to_json())
+    else:
+        table = Table(title=f"{design.name}: graded results", title_justify="left")
+        for column in result.summary_header:
+            table.add_column(column)
+        for row in result.summary_rows():
+            if row[-1] != "pass":
+                table.add_row(*row)
+        print_table(table)
+        counts = ", ".join(f"{n} {status}" for status, n in result.counts().items() if n)
+        typer.echo(f"{len(result.results)} checks: {counts}")
+        d = result.diagnosis
+        for fault in d.node_faults:
+            typer.echo(f"node fault: {fault.message}")
+        for suspect in d.suspects[:10]:
+            typer.echo(
+                f"fabric suspect: {suspect.label} ({suspect.a} - {suspect.b}), "
+                f"on {suspect.slow_pairs} slow pair(s)"
+            )
+        if len(d.suspects) > 10:
+            typer.echo(f"... {len(d.suspects) - 10} more fabric suspects (see --json or --report)")
+        for test in d.next_tests:
+            typer.echo(f"next test: {test}")
+    if not result.ok:
+        raise typer.Exit(1)
