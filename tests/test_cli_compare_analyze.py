@@ -71,7 +71,7 @@ def test_analyze_json_keys_and_determinism(cli):
     first = cli(*args)
     assert first.code == 0, first.err
     data = json.loads(first.out)
-    assert ANALYZE_KEYS <= set(data)
+    assert set(data) >= ANALYZE_KEYS
     assert set(data["bandwidth"]) == {"min", "p10", "median", "mean", "max"}
     assert data["fraction_full"] < 0.5  # per-rack cabling: most pairs collide
     assert cli(*args).out == first.out

@@ -52,6 +52,8 @@ def test_written_spec_and_design_plan_the_same(cli, tmp_path):
     assert cli("plan", EXAMPLES / "h100-1k.yaml", "-o", tmp_path).code == 0
     from_spec = json.loads(cli("plan", tmp_path / "spec.yaml", "--json").out)
     from_design = json.loads(cli("plan", tmp_path / "design.json", "--json").out)
+    assert "solver" in from_spec and "solver" not in from_design  # a design.json is not re-solved
+    from_spec.pop("solver")
     assert from_spec == from_design
 
 
@@ -59,7 +61,7 @@ def test_plan_json_carries_the_contract_keys(cli):
     result = cli("plan", "--gpus", "1024", "--node", "dgx-h100", "--switch", "qm9700", "--json")
     assert result.code == 0
     data = json.loads(result.out)  # exactly one JSON object
-    assert REQUIRED_KEYS <= set(data)
+    assert set(data) >= REQUIRED_KEYS
     assert set(data["switches"]) >= {"leaf", "spine", "core", "total"}
     assert set(data["links"]) >= {"node_leaf", "leaf_spine", "spine_core"}
     for group in ("switches", "links"):

@@ -71,7 +71,9 @@ def analyze_cmd(
         Optional[int],  # noqa: UP045
         typer.Option("--flows-per-nic", help="Flows per NIC connection = channels x QPs."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed for QP numbers, samples, permutations.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed for QP numbers, samples, permutations.")
+    ] = 0,
     partners: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option("--partners", help="pairs: test each node against K partners."),
@@ -83,7 +85,9 @@ def analyze_cmd(
     hash_model: Annotated[
         str, typer.Option("--hash", help="ECMP hash: crc32 (5-tuple) or random (uniform).")
     ] = "crc32",
-    json_out: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object on stdout.")
+    ] = False,
     csv_out: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option("--csv", help="Write one row per node pair to this CSV file."),
