@@ -10,13 +10,12 @@ from functools import cache
 
 import pytest
 from pypdf import PdfReader
-from reportlab.platypus import Table
 
 from railplan.analysis.bom import bom
 from railplan.catalog import load_catalog
 from railplan.model import Design
 from railplan.render import cables_csv
-from railplan.render.pdf_common import DocInfo
+from railplan.render.pdf_common import DocInfo, RowsTable
 from railplan.render.pdf_sheets import (
     MAX_BOXES,
     NOT_LAID_OUT,
@@ -95,12 +94,10 @@ def test_story_lists_every_cable_exactly_once(name: str) -> None:
     story = sheets_story(design, DocInfo("Cabling sheets", design.name, "r", "h"), None)
     start = next(i for i, f in enumerate(story) if getattr(f, "key", "") == "cables")
     end = next(i for i, f in enumerate(story) if getattr(f, "key", "") == "ports")
-    seen = Counter()
+    seen: Counter[str] = Counter()
     for flowable in story[start:end]:
-        tables = [flowable] if isinstance(flowable, Table) else getattr(flowable, "_content", [])
-        for t in tables:
-            if isinstance(t, Table):
-                seen.update(row[1] for row in t._cellvalues[1:])
+        if isinstance(flowable, RowsTable):
+            seen.update(row[1] for row in flowable.all_rows())
     assert seen == Counter(c.id for c in design.cables)
 
 

@@ -280,6 +280,8 @@ class Document(BaseDocTemplate):
         )
         self.info = info
         self.section = ""
+        self.subsection = ""
+        self._page_first_sub = ""
         self.progress = progress
         self.pages_done = 0
         templates = []
@@ -297,7 +299,13 @@ class Document(BaseDocTemplate):
                 bottomPadding=0,
             )
             templates.append(
-                PageTemplate(id=name, frames=[frame], pagesize=page, onPageEnd=self._decorate)
+                PageTemplate(
+                    id=name,
+                    frames=[frame],
+                    pagesize=page,
+                    onPage=self._page_start,
+                    onPageEnd=self._decorate,
+                )
             )
         self.addPageTemplates(templates)
 
@@ -308,8 +316,22 @@ class Document(BaseDocTemplate):
         return w - 2 * MARGIN, h - 2 * MARGIN - HEADER_H - FOOTER_H
 
     def afterFlowable(self, flowable: Flowable) -> None:
-        if isinstance(flowable, SectionMark) and flowable.level == 0:
-            self.section = flowable.title
+        if isinstance(flowable, SectionMark):
+            if flowable.level == 0:
+                self.section, self.subsection = flowable.title, ""
+            else:
+                self.subsection = flowable.title
+
+    def _page_start(self, c: Any, doc: Any) -> None:
+        self._page_first_sub = self.subsection
+
+    def _running_title(self) -> str:
+        """Section, and the subsections this page holds (``Rack R0101 to Rack R0102``)."""
+        first, last = self._page_first_sub, self.subsection
+        if not last:
+            return self.section
+        sub = last if not first or first == last else f"{first} to {last}"
+        return f"{self.section}: {sub}"
 
     def _decorate(self, c: Any, doc: Any) -> None:
         w, h = c._pagesize
@@ -323,7 +345,7 @@ class Document(BaseDocTemplate):
         c.setFont(BOLD, 9)
         c.drawString(MARGIN, top + 2 * mm, f"{info.design}  |  {info.title}")
         c.setFont(FONT, 8)
-        c.drawRightString(w - MARGIN, top + 2 * mm, self.section)
+        c.drawRightString(w - MARGIN, top + 2 * mm, self._running_title())
         base = MARGIN + FOOTER_H - 3 * mm
         c.line(MARGIN, base, w - MARGIN, base)
         c.setFillColor(GREY)
@@ -388,36 +410,71 @@ def grid_style(header_rows: int = 1, extra: Sequence[tuple[Any, ...]] = ()) -> T
     return TableStyle(cmds)
 
 
+class RowsTable(Flowable):
+    """A long table that fills each page exactly and repeats its header on every page.
+
+    Cheaper than one reportlab Table split page by page (each piece is built once), and
+    unlike fixed chunks it starts right below whatever is already on the page.
+    """
+
+    def __init__(
+        self,
+        header: Sequence[Any],
+        rows: Sequence[Sequence[Any]],
+        widths: Sequence[float],
+        row_h: float = 4.6 * mm,
+        extra: Sequence[tuple[Any, ...]] = (),
+        start: int = 0,
+    ) -> None:
+        super().__init__()
+        self.header = list(header)
+        self.rows = rows
+        self.widths = list(widths)
+        self.row_h = row_h
+        self.extra = list(extra)
+        self.start = start
+
+    def __len__(self) -> int:
+        return len(self.rows) - self.start
+
+    def _table(self, stop: int) -> Table:
+        body = [list(r) for r in self.rows[self.start : stop]]
+        t = Table([self.header, *body], colWidths=self.widths, rowHeights=self.row_h)
+        t.setStyle(grid_style(1, self.extra))
+        return t
+
+    def wrap(self, aw: float, ah: float) -> tuple[float, float]:
+        return sum(self.widths), (len(self) + 1) * self.row_h
+
+    def split(self, aw: float, ah: float) -> list[Flowable]:
+        fit = int(ah // self.row_h) - 1
+        if fit < min(3, len(self)):
+            return []  # too little room: the frame moves on to the next page
+        stop = self.start + fit
+        rest = RowsTable(self.header, self.rows, self.widths, self.row_h, self.extra, stop)
+        return [self._table(stop), rest]
+
+    def drawOn(self, canvas: Any, x: float, y: float, _sW: float = 0) -> None:
+        t = self._table(len(self.rows))
+        t.wrapOn(canvas, sum(self.widths), (len(self) + 1) * self.row_h)
+        t.drawOn(canvas, x, y, _sW)
+
+    def all_rows(self) -> Sequence[Sequence[Any]]:
+        return self.rows[self.start :]
+
+
 def paged_tables(
     header: Sequence[Any],
     rows: Sequence[Sequence[Any]],
     widths: Sequence[float],
-    height: float,
+    height: float = 0,
     row_h: float = 4.6 * mm,
-    first_height: float | None = None,
     extra: Sequence[tuple[Any, ...]] = (),
 ) -> list[Flowable]:
-    """Rows cut into page-sized tables, each repeating ``header`` (cheap at 100k rows).
-
-    ``height`` is the frame height; ``first_height`` the room left on the current page.
-    """
-    out: list[Flowable] = []
-    per_page = max(1, int(height // row_h) - 1)
-    first = max(0, int((first_height or height) // row_h) - 1)
-    start = 0
-    chunk = first if first >= 3 else per_page
-    if first < 3 and first_height is not None:
-        out.append(PageBreak())
-    while start < len(rows) or not out:
-        body = list(rows[start : start + chunk])
-        t = Table([list(header), *body], colWidths=list(widths), rowHeights=row_h, repeatRows=1)
-        t.setStyle(grid_style(1, extra))
-        out.append(t)
-        start += chunk
-        chunk = per_page
-        if start >= len(rows):
-            break
-    return out
+    """``rows`` under a header that repeats on every page (``height`` is unused, kept for
+    callers that size tables by the frame)."""
+    del height
+    return [RowsTable(header, rows, widths, row_h, extra)]
 
 
 def clip(text: str, width: float, font: str = FONT, size: float = 7) -> str:

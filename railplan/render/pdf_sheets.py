@@ -17,7 +17,7 @@ from typing import Any
 
 from reportlab.lib.units import mm
 from reportlab.pdfgen import canvas as rl_canvas
-from reportlab.platypus import CondPageBreak, Flowable, KeepTogether, Spacer
+from reportlab.platypus import CondPageBreak, Flowable, Spacer
 
 from railplan.analysis.bom import Bom
 from railplan.model import Design, Switch
@@ -306,10 +306,10 @@ def _cable_tables(
         )  # fmt: skip
         title = para(f"Rack {esc(rack)}: {len(items)} cable(s)", "h2")
         tables = pc.paged_tables(header, table, widths, h - 12 * mm)
-        story.append(CondPageBreak(40 * mm))
+        story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Rack {rack}", f"rack-{rack}", level=1))
-        story.append(KeepTogether([title, tables[0]]))
-        story.extend(tables[1:])
+        story.append(title)
+        story.extend(tables)
     return story
 
 
@@ -346,10 +346,10 @@ def _port_maps(design: Design, rows: list[CableRow], frame: tuple[float, float])
         )
         body = pc.clip_rows([row for _, row in items], widths)
         tables = pc.paged_tables(header, body, widths, h - 12 * mm)
-        story.append(CondPageBreak(40 * mm))
+        story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Switch {sw.id}", f"sw-{sw.id}", level=1))
-        story.append(KeepTogether([title, tables[0]]))
-        story.extend(tables[1:])
+        story.append(title)
+        story.extend(tables)
     return story
 
 
@@ -511,8 +511,9 @@ def _label(c: Any, x: float, y: float, w: float, h: float, row: CableRow, end: s
 
 #: boxes per tier before switches are drawn as groups (SU, pod, rail, core group)
 MAX_BOXES = 16
+MATRIX_BOXES = 8
 #: edges between two tiers up to which each edge is labelled with its bundle size
-MAX_LABELLED = 24
+MAX_LABELLED = 16
 ROW_ORDER = ("core", "spine", "leaf-b", "leaf", "nodes")
 ROW_NAME = {"core": "core", "spine": "spine", "leaf-b": "leaf B", "leaf": "leaf", "nodes": "nodes"}
 
@@ -534,20 +535,24 @@ def _row_of(sw: Switch) -> str:
 
 def _group_of(sw: Switch) -> tuple[str, int]:
     if sw.role == "spine":
-        return ("pod", sw.pod) if sw.pod >= 0 else ("spines", 0)
+        return ("pod", sw.pod + 1) if sw.pod >= 0 else ("spines", 0)
     if sw.role == "core":
         m = re.search(r"-g(\d+)-", sw.id)
-        return ("core group", int(m.group(1))) if m else ("cores", 0)
+        return ("group", int(m.group(1))) if m else ("cores", 0)
     if sw.role == "leaf-a":
         return ("rail", sw.rail)
+    if sw.role == "leaf-b":
+        return ("B", sw.su + 1)
     if sw.role == "tor":
         return ("rack", sw.su + 1)
     return ("SU", sw.su + 1) if sw.su >= 0 else ("leaves", 0)
 
 
-def _merge(groups: list[tuple[tuple[str, int], list[str]]], what: str) -> list[_Unit]:
-    """Groups as boxes; consecutive groups share a box when there are more than MAX_BOXES."""
-    per = math.ceil(len(groups) / MAX_BOXES)
+def _merge(
+    groups: list[tuple[tuple[str, int], list[str]]], what: str, most: int = MAX_BOXES
+) -> list[_Unit]:
+    """Groups as boxes; consecutive groups share a box when there are more than ``most``."""
+    per = math.ceil(len(groups) / most)
     units = []
     for i in range(0, len(groups), per):
         chunk = groups[i : i + per]
@@ -571,17 +576,19 @@ def topology_rows(design: Design, plane: int = 0) -> list[tuple[str, list[_Unit]
         if sw.plane == plane:
             rows[_row_of(sw)].append(sw)
     out: list[tuple[str, list[_Unit]]] = []
+    # Matrix draws nodes to both leaf groups: fewer, wider boxes keep those lines readable
+    most = MATRIX_BOXES if design.topology == "matrix" else MAX_BOXES
     for name in ROW_ORDER[:-1]:
         sws = rows.get(name, [])
         if not sws:
             continue
-        if len(sws) <= MAX_BOXES:
+        if len(sws) <= most:
             units = [_Unit(_short(s.id), s.model, [s.id]) for s in sws]
         else:
             grouped: dict[tuple[str, int], list[str]] = defaultdict(list)
             for s in sws:
                 grouped[_group_of(s)].append(s.id)
-            units = _merge(sorted(grouped.items()), "switches")
+            units = _merge(sorted(grouped.items()), "switches", most)
         out.append((name, units))
     nodes = design.nodes
     if len(nodes) <= MAX_BOXES:
@@ -598,6 +605,21 @@ def topology_rows(design: Design, plane: int = 0) -> list[tuple[str, list[_Unit]
             for u in units:
                 u.title = f"{u.members[0]}-{u.members[-1][-4:]}"
     out.append(("nodes", units))
+    return out
+
+
+def _full_meshes(
+    rows: list[tuple[str, list[_Unit]]],
+    per_gap: dict[tuple[int, int], list[int]],
+    edges: Counter[tuple[tuple[int, int], tuple[int, int]]],
+) -> set[tuple[int, int]]:
+    """Adjacent tiers whose boxes are all linked to all, with the same count, many times over."""
+    out = set()
+    for (ra, rb), counts in per_gap.items():
+        full = len(rows[ra][1]) * len(rows[rb][1])
+        if rb == ra + 1 and len(counts) == full > MAX_LABELLED and len(set(counts)) == 1:
+            out.add((ra, rb))
+    del edges
     return out
 
 
@@ -647,7 +669,33 @@ class TopologyDiagram(Flowable):
         for ((ra, _), (rb, _)), n in edges.items():
             per_gap[(ra, rb)].append(n)
         c.saveState()
+        mesh = _full_meshes(rows, per_gap, edges)
+        for ra, rb in mesh:  # every box to every box: one band instead of a thicket of lines
+            xs = [pos[(ra, i)] for i in range(len(rows[ra][1]))]
+            xt = [pos[(rb, i)] for i in range(len(rows[rb][1]))]
+            y_top, y_bot = xs[0][1], xt[0][1] + box_h
+            p = c.beginPath()
+            p.moveTo(xs[0][0], y_top)
+            p.lineTo(xs[-1][0] + xs[-1][2], y_top)
+            p.lineTo(xt[-1][0] + xt[-1][2], y_bot)
+            p.lineTo(xt[0][0], y_bot)
+            p.close()
+            c.setFillColor(pc.SHADE)
+            c.setStrokeColor(pc.GREY)
+            c.setLineWidth(0.5)
+            c.drawPath(p, stroke=1, fill=1)
+            counts = per_gap[(ra, rb)]
+            c.setFillColor(pc.INK)
+            c.setFont(pc.BOLD, 7.5)
+            c.drawCentredString(
+                self.width / 2 + left / 2,
+                (y_top + y_bot) / 2 - 2.5,
+                f"full mesh: every box to every box, {counts[0]:,} links each "
+                f"({sum(counts):,} links)",
+            )
         for ((ra, ia), (rb, ib)), n in sorted(edges.items()):
+            if (ra, rb) in mesh:
+                continue
             xa, ya, wa = pos[(ra, ia)]
             xb, yb, wb = pos[(rb, ib)]
             c.setStrokeColor(pc.INK if rb - ra == 1 else pc.GREY)
@@ -656,7 +704,7 @@ class TopologyDiagram(Flowable):
             c.line(xa + wa / 2, ya, xb + wb / 2, yb + box_h)
         c.setDash([])
         for ((ra, ia), (rb, ib)), n in sorted(edges.items()):
-            if len(per_gap[(ra, rb)]) > MAX_LABELLED:
+            if len(per_gap[(ra, rb)]) > MAX_LABELLED or (ra, rb) in mesh:
                 continue
             xa, ya, wa = pos[(ra, ia)]
             xb, yb, wb = pos[(rb, ib)]
@@ -702,7 +750,7 @@ class TopologyDiagram(Flowable):
             "is how many links run between the two boxes.",
         ]
         for (ra, rb), counts in sorted(per_gap.items()):
-            if len(counts) > MAX_LABELLED:
+            if len(counts) > MAX_LABELLED and (ra, rb) not in mesh:
                 lo, hi = min(counts), max(counts)
                 each = f"{lo}" if lo == hi else f"{lo}-{hi}"
                 lines.append(
