@@ -211,3 +211,16 @@ def test_testplan_pdf_holds_every_test_and_its_numbers() -> None:
     pair = tp.section("pairs").tests[0].checks[0]
     assert f"{pair.expected:g} GB/s" in text and f">= {pair.threshold:g}" in text
     assert "Why these numbers" in text and "seed 000" in text
+
+
+def test_cli_sheets_writes_both_pdfs(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.test_testplan import ROOT
+
+    spec = ROOT / "examples" / "seed000-2node.yaml"
+    r = cli("sheets", spec, "-o", tmp_path, "--naive", "--revision", "B", "--labels", "avery-l7159")
+    assert r.code == 0, r.err
+    assert (tmp_path / "sheets.pdf").read_bytes().startswith(b"%PDF")
+    assert (tmp_path / "labels.pdf").exists()
+    assert "revision B" in PdfReader(tmp_path / "sheets.pdf").pages[0].extract_text()
+    bad = cli("sheets", spec, "-o", tmp_path, "--labels", "nope")
+    assert bad.code == 2 and "--labels" in bad.err

@@ -156,3 +156,17 @@ def test_run_against_stand_in_tools_and_grade(tmp_path: Path) -> None:
     assert graded <= by_status.get("pass", set()) | by_status.get("skipped", set())
     bad = [(r.test_id, r.metric, r.detail) for r in report.results if r.status in ("fail", "error")]
     assert not bad
+
+
+def test_cli_testplan_writes_pdf_data_and_scripts(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from tests.test_testplan import ROOT
+
+    spec = ROOT / "examples" / "seed000-2node.yaml"
+    r = cli("testplan", spec, "-o", tmp_path, "--naive", "--gid-index", "5")
+    assert r.code == 0, r.err
+    for name in ("testplan.pdf", "testplan.yaml", "testplan.json", "testplan.txt"):
+        assert (tmp_path / name).stat().st_size > 0
+    run_all = tmp_path / "scripts" / "run_all.sh"
+    assert os.access(run_all, os.X_OK)
+    assert "GID_INDEX=5" in (tmp_path / "scripts" / "lib.sh").read_text()
+    assert "coverage:" in r.err
