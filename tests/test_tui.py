@@ -17,9 +17,11 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select, Static
 
 import railplan
+from railplan.build import build
+from railplan.pipeline import complete
 from railplan.summary import plan_summary
 from railplan.tui.app import RailplanApp
-from railplan.tui.exports import ExportJob
+from railplan.tui.exports import FILES
 from railplan.tui.form import SpecForm
 from railplan.tui.views import COMPARE_ROWS, tiers_line, total_line
 
@@ -90,9 +92,19 @@ async def choose(pilot: Pilot[Any], field: str, value: str) -> None:
 
 
 def cli_json(cli: Any, *args: str) -> dict[str, Any]:
+    """``railplan plan ARGS --json``, run in-process (before or after the app runs)."""
     result = cli("plan", *args, "--json")
     assert result.code == 0, result.err
     return json.loads(result.out)
+
+
+#: what ``railplan plan --json`` adds to the plan summary when it lays out and bills
+BILL_KEYS = ("bom", "totals", "bom_notes", "solver")
+
+
+def counts(cli_out: dict[str, Any]) -> dict[str, Any]:
+    """The plan summary part of ``railplan plan --json`` (without bill and solver keys)."""
+    return {k: v for k, v in cli_out.items() if k not in BILL_KEYS}
 
 
 def cli_error(cli: Any, *args: str) -> str:
@@ -119,35 +131,39 @@ def app(start: dict[str, Any] | None = None, **kwargs: Any) -> RailplanApp:
 async def test_typed_cluster_and_topology_switch_show_the_cli_counts(cli, catalog):
     flags = ("--gpus", "512", "--node", "dgx-h100", "--switch", "qm9700")
     roft = cli_json(cli, *flags, "--topology", "roft")
-    matrix = cli_json(cli, *flags, "--topology", "matrix")
+    matrix = cli_json(cli, *flags, "--topology", "matrix", "--no-layout")
     assert matrix["switches"] != roft["switches"]
+    more = ("--gpus", "256", "--node", "dgx-h100", "--planes", "2", "--topology", "fat-tree")
+    expected = cli_json(cli, *more, "--no-layout")
     tui = app()
     async with tui.run_test(size=SIZE) as pilot:
         await type_into(pilot, "gpus", "512")
         await choose(pilot, "node", "dgx-h100")
-        await settle(tui, pilot)
-        assert tui.outcome is not None and tui.outcome.summary == roft
+        await settle(tui, pilot, done=True)
+        out = tui.outcome
+        assert out is not None and out.summary == counts(roft)
+        assert out.totals == roft["totals"]  # the bill on the solved placement, as the CLI's
         shown = screen_text(tui)
         assert tiers_line(roft) in shown and total_line(roft) in shown
+        assert f"${roft['totals']['cost_usd']:,.0f}" in shown
 
         await choose(pilot, "topology", "matrix")
         await settle(tui, pilot)
-        assert tui.outcome.summary == matrix
+        assert tui.outcome.summary == counts(matrix)
         shown = screen_text(tui)
         assert tiers_line(matrix) in shown and total_line(matrix) in shown
         assert tiers_line(roft) not in shown
 
-        # more edits: the counts stay plan_summary(plan(the form's spec))
-        await type_into(pilot, "gpus", "4096")
+        # several switch models allowed: the CLI's choice, the CLI's counts
+        await type_into(pilot, "gpus", "256")
         await type_into(pilot, "planes", "2")
         await choose(pilot, "switch", "auto")
         await choose(pilot, "topology", "fat-tree")
         await settle(tui, pilot)
         spec = railplan.spec_from_dict(tui.spec_data())
-        assert spec.cluster.gpus == 4096 and spec.fabric.planes == 2
+        assert spec.cluster.gpus == 256 and spec.fabric.planes == 2
         assert spec.fabric.topology == "fat-tree" and spec.fabric.switches is None
-        expected = plan_summary(railplan.plan(spec, catalog))
-        assert tui.outcome.summary == expected
+        assert tui.outcome.summary == counts(expected)
         assert tiers_line(expected) in screen_text(tui)
 
 
@@ -208,11 +224,17 @@ async def test_infeasible_cluster_shows_the_planner_reason(cli):
 
 
 @sync
-async def test_compare_all_lists_every_family_and_marks_the_cheapest(catalog):
+async def test_compare_all_lists_every_family_and_marks_the_cheapest(cli):
+    result = cli(
+        "compare", "--gpus", "256", "--node", "hgx-h100-8x400g", "--switch", "qm9700", "--json"
+    )
+    assert result.code == 0, result.err
+    listed = json.loads(result.out)
+    by_family = {d["topology"]: d for d in listed["designs"]}
+    reasons = {d["topology"]: d["reason"] for d in listed["infeasible"]}
     tui = app()
     async with tui.run_test(size=SIZE) as pilot:
         await type_into(pilot, "gpus", "256")
-        await choose(pilot, "switch", "qm9700")
         await choose(pilot, "topology", "compare")
         await settle(tui, pilot, done=True)
         out = tui.outcome
@@ -220,32 +242,30 @@ async def test_compare_all_lists_every_family_and_marks_the_cheapest(catalog):
         table = tui.query_one("#compare-table", DataTable)
         families = [str(c.key.value) for c in table.ordered_columns][1:]
         assert families == ["roft", "matrix", "fat-tree", "rail-only"]
-        spec = railplan.spec_from_dict(tui.spec_data())
         for row in out.rows:
-            try:
-                expected = plan_summary(railplan.plan(spec, catalog, topology=row.family))
-            except railplan.RailplanError as exc:
-                assert row.summary is None and row.reason == str(exc)
-            else:
-                assert row.summary == expected
-                column = list(table.get_column(row.family))
-                assert str(column[COMPARE_ROWS.index("switches")]) == str(
-                    expected["switches"]["total"]
-                )
-        cheapest = out.cheapest
-        assert cheapest is not None and out.summary is not None
+            if row.family in reasons:
+                assert row.summary is None and row.reason == reasons[row.family]
+                continue
+            cli_row = by_family[row.family]
+            assert row.summary == {k: v for k, v in cli_row.items() if k in row.summary}
+            assert row.max_hops == cli_row["max_hops"]
+            assert row.inter_switch_links == cli_row["inter_switch_links"]
+            assert row.totals == cli_row["totals"]  # solved placement, as railplan compare
+            assert row.collisions == cli_row["traffic"]
+            column = list(table.get_column(row.family))
+            total = str(column[COMPARE_ROWS.index("switches")])
+            assert total == str(cli_row["switches"]["total"])
+        cheapest = min(listed["designs"], key=lambda d: d["totals"]["cost_usd"])["topology"]
+        assert out.cheapest == cheapest and out.summary is not None
         assert out.summary["topology"] == cheapest
         labels = {str(c.key.value): str(c.label) for c in table.ordered_columns}
         assert labels[cheapest] == f"* {cheapest}"
         assert all(not labels[f].startswith("*") for f in families if f != cheapest)
-        billed = [r for r in out.rows if r.totals]
-        if billed:
-            assert out.totals == min(billed, key=lambda r: r.totals["cost_usd"]).totals
         # Enter on a family's column plans that family alone
         table.focus()
         table.move_cursor(column=1 + families.index("fat-tree"))
         await pilot.press("enter")
-        await settle(tui, pilot, done=True)
+        await settle(tui, pilot)
         assert tui.query_one("#f-topology", Select).value == "fat-tree"
         assert tui.outcome.summary["topology"] == "fat-tree"
 
@@ -268,7 +288,7 @@ async def test_export_writes_the_files(tmp_path: Path, monkeypatch, catalog):
             if not tui.screen.running:  # type: ignore[attr-defined]
                 break
         folder = tmp_path / "out"
-        assert sorted(p.name for p in folder.iterdir()) == sorted(ExportJob.FILES)
+        assert sorted(p.name for p in folder.iterdir()) == sorted(FILES)
         spec = railplan.load_spec(folder / "spec.yaml")
         design = railplan.design_from_json((folder / "design.json").read_text())
         assert railplan.check(design) == [] and design.cables
@@ -325,12 +345,16 @@ async def test_save_spec_then_load_specs_good_and_bad(tmp_path: Path, monkeypatc
 
 
 @sync
-async def test_drill_down_screens_open_filter_and_close():
+async def test_drill_down_screens_open_filter_and_close(catalog):
     tui = app()
     async with tui.run_test(size=SIZE) as pilot:
         await settle(tui, pilot, done=True)
         out = tui.outcome
-        assert out is not None and out.bom is not None and out.full is not None
+        assert out is not None and out.bom is not None and out.shown is not None
+        assert out.shown.placement == "solved"
+        spec = railplan.spec_from_dict(tui.spec_data())
+        design = build(spec, catalog, layout=False).design
+        cables = complete(design, spec, catalog)[0].cables
         for key, title in (
             ("f2", "Bill of materials"),
             ("f4", "Hottest links"),
@@ -355,7 +379,7 @@ async def test_drill_down_screens_open_filter_and_close():
             assert tui.query_one("#form", SpecForm)
         # the cable schedule: every cable, narrowed by typing
         table = tui.screen.query_one(DataTable)
-        assert table.row_count == len(out.full.cables)
+        assert table.row_count == len(cables)
         first = str(table.get_row_at(0)[0])
         await pilot.press(*first)
         await pilot.pause()

@@ -56,12 +56,14 @@ class RailplanApp(App[None]):
         spec_path: Path | None = None,
         debounce: float = 0.2,
         runner: Any = None,
+        placement: str = "solve",
     ) -> None:
         super().__init__()
         self.runner = runner or ProcessRunner()
         self.catalog = catalog or load_catalog()
         self.base: dict[str, Any] = spec_base(spec) if spec is not None else {}
         self.initial = form_values(self.base) if spec is not None else dict(DEFAULT_VALUES)
+        self.initial["placement"] = placement
         self.spec_path = spec_path
         self.debounce = debounce
         self.spec: Spec | None = None
@@ -131,7 +133,10 @@ class RailplanApp(App[None]):
         self._pending = True
         self._show_status()
         gen, compare = self.generation, self.compare_mode
-        self._timer = self.set_timer(self.debounce, lambda: self._refresh(gen, spec, compare))
+        placement = values.get("placement") or "solve"
+        self._timer = self.set_timer(
+            self.debounce, lambda: self._refresh(gen, spec, compare, placement)
+        )
 
     def _speed_labels(self, spec: Spec) -> None:
         from railplan.topology.shape import resolve_shape
@@ -143,13 +148,13 @@ class RailplanApp(App[None]):
         self.form.set_speed(speed)
 
     @work(thread=True, exclusive=True, group="refresh", exit_on_error=False)
-    def _refresh(self, gen: int, spec: Spec, compare_mode: bool) -> None:
+    def _refresh(self, gen: int, spec: Spec, compare_mode: bool, placement: str) -> None:
         worker = get_current_worker()
 
         def stale() -> bool:
             return worker.is_cancelled or gen != self.generation
 
-        for out in stages(spec, self.catalog, compare_mode, self.runner, stale):
+        for out in stages(spec, self.catalog, compare_mode, self.runner, stale, placement):
             if stale():
                 return
             self.call_from_thread(self._show, gen, out)
@@ -186,8 +191,8 @@ class RailplanApp(App[None]):
         table.add_rows(rows)
         table.move_cursor(column=max(1, min(column, len(columns) - 1)))
         lines = [
-            "* cheapest by bill (first-fit racks; fewest switches until billed). Enter on a "
-            "column plans that family."
+            "* cheapest bill (fewest switches until billed); bills are on first-fit racks "
+            "until the placement is solved. Enter on a column plans that family alone."
         ]
         lines += [f"{r.family}: {r.reason}" for r in out.rows if r.summary is None and r.reason]
         lines += [f"{r.family}: {r.warning}" for r in out.rows if r.warning]
@@ -214,8 +219,8 @@ class RailplanApp(App[None]):
         """The spec data the form describes (what Save writes); compare saves the family shown."""
         data = form_data(self.base, self.form.values())
         out = self.outcome
-        if self.compare_mode and out is not None and out.design is not None:
-            data.setdefault("fabric", {})["topology"] = out.design.topology
+        if self.compare_mode and out is not None and out.family is not None:
+            data.setdefault("fabric", {})["topology"] = out.family
         return data
 
     def load_spec(self, spec: Spec, path: Path | None = None) -> None:
@@ -247,10 +252,10 @@ class RailplanApp(App[None]):
         from railplan.tui.screens import DRILLS
 
         out = self.outcome
-        if out is None or out.design is None:
+        if out is None or out.summary is None:
             self.notify("Nothing planned yet: fix the form first.", severity="warning")
             return
-        self.push_screen(DRILLS[kind](out, self.catalog))
+        self.push_screen(DRILLS[kind](out))
 
     def action_bom(self) -> None:
         self._design_screen("bom")
@@ -277,7 +282,7 @@ class RailplanApp(App[None]):
     def action_export(self) -> None:
         from railplan.tui.dialogs import ExportDialog
 
-        if self.outcome is None or self.outcome.design is None or not self.outcome.done:
+        if self.outcome is None or self.outcome.summary is None or not self.outcome.done:
             self.notify("Nothing to export yet: wait for the plan or fix the form.")
             return
         self.push_screen(ExportDialog(self, self.outcome))

@@ -1,4 +1,12 @@
-"""What the TUI shows, computed by the library calls the CLI makes (no textual, no domain logic)."""
+"""What the TUI shows, computed by the library calls the CLI makes (no textual, no domain logic).
+
+Each topology family is worked out by one stream that runs in a child process and sends back
+small results as they come: its counts (``build(layout=False)``, as ``railplan plan``), the
+collision figures (``summary_for_compare``, as ``railplan compare``), a quick bill on a
+first-fit rack layout (``complete(method="naive")`` + ``bom``, as ``--naive``), then the bill
+on the solved placement (``complete`` + ``bom``, the figures ``railplan plan --json`` prints).
+Designs stay in the children; a screen that needs one builds it again (deterministic).
+"""
 
 from __future__ import annotations
 
@@ -8,31 +16,38 @@ from typing import Any, Literal
 
 from railplan.analysis.bom import Bom, bom
 from railplan.analysis.collisions import summary_for_compare
+from railplan.build import build
 from railplan.catalog import Catalog
 from railplan.compare import FAMILIES, compare
 from railplan.errors import RailplanError
 from railplan.model import Design
 from railplan.pipeline import complete
-from railplan.planner import plan
 from railplan.spec import Spec
 from railplan.summary import plan_summary
-from railplan.tui.runner import InlineRunner, Task
+from railplan.tui.runner import InlineRunner, Runner
+
+Method = Literal["naive", "cp-sat"]
+#: how the bill's racks are laid out, by the form's Placement choice
+METHODS: dict[str, tuple[Method, ...]] = {"solve": ("naive", "cp-sat"), "first-fit": ("naive",)}
+METHOD_NAMES = {"naive": "first-fit", "cp-sat": "solved"}
+Cancelled = Callable[[], bool]
 
 
 @dataclass(frozen=True)
 class FamilyResult:
-    """One row of the compare table: a family's design and its figures, or why it failed."""
+    """One family's figures (a column of the compare table), or why it cannot be built."""
 
     family: str
     summary: dict[str, Any] | None = None
-    design: Design | None = None
     reason: str = ""
+    notes: tuple[str, ...] = ()
     max_hops: int | None = None
     inter_switch_links: int | None = None
-    totals: dict[str, Any] | None = None
-    collisions: dict[str, Any] | None = None
-    full: Design | None = None
     bom: Bom | None = None
+    totals: dict[str, Any] | None = None
+    #: the layout the bill is on: "" (none yet), "first-fit" or "solved"
+    placement: str = ""
+    collisions: dict[str, Any] | None = None
     warning: str = ""
 
 
@@ -42,22 +57,43 @@ class Outcome:
 
     spec: Spec
     compare_mode: bool
-    design: Design | None = None
-    summary: dict[str, Any] | None = None
-    error: str = ""
-    full: Design | None = None
-    bom: Bom | None = None
-    totals: dict[str, Any] | None = None
-    collisions: dict[str, Any] | None = None
     rows: tuple[FamilyResult, ...] = ()
-    warnings: tuple[str, ...] = ()
+    #: the family on show: the spec's, or the cheapest when comparing
+    shown: FamilyResult | None = None
+    error: str = ""
     stage: str = "planning"
     done: bool = False
 
     @property
+    def summary(self) -> dict[str, Any] | None:
+        return self.shown.summary if self.shown else None
+
+    @property
+    def totals(self) -> dict[str, Any] | None:
+        return self.shown.totals if self.shown else None
+
+    @property
+    def bom(self) -> Bom | None:
+        return self.shown.bom if self.shown else None
+
+    @property
+    def collisions(self) -> dict[str, Any] | None:
+        return self.shown.collisions if self.shown else None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        if self.shown is None:
+            return ()
+        return self.shown.notes + ((self.shown.warning,) if self.shown.warning else ())
+
+    @property
+    def family(self) -> str | None:
+        return self.shown.family if self.shown else None
+
+    @property
     def cheapest(self) -> str | None:
         """The billed family with the lowest cost; before any bill, the fewest switches."""
-        billed = [r for r in self.rows if r.totals and "cost_usd" in r.totals]
+        billed = [r for r in self.rows if r.totals]
         if billed:
             return min(billed, key=lambda r: float(r.totals["cost_usd"])).family  # type: ignore[index]
         feasible = [r for r in self.rows if r.summary is not None]
@@ -66,156 +102,159 @@ class Outcome:
         return min(feasible, key=lambda r: r.summary["switches"]["total"]).family  # type: ignore[index]
 
 
-#: live bills lay the floor out first-fit (fast), as ``--naive`` does on the CLI
-LIVE_PLACEMENT: Literal["naive", "cp-sat"] = "naive"
+# -- library calls (run in child processes; arguments and results pickle) ---------------------
 
 
-def bill(
-    design: Design,
-    spec: Spec,
-    catalog: Catalog,
-    method: Literal["naive", "cp-sat"] = LIVE_PLACEMENT,
-) -> tuple[Design | None, Bom | None, dict[str, Any] | None, str]:
-    """Cable the design (``pipeline.complete``) and bill it (``analysis.bom.bom``).
+def design_of(spec: Spec, catalog: Catalog, family: str) -> Design:
+    """One family's design, built as ``railplan plan --topology FAMILY`` builds it."""
+    return build(spec, catalog, topology=family, layout=False).design
 
-    Returns the completed design, the Bom, its totals and a warning ("" when all went well);
-    a design that cannot be cabled from the catalog still shows its counts, with the reason.
+
+def bill(design: Design, spec: Spec, catalog: Catalog, method: Method) -> tuple[Bom | None, str]:
+    """Lay out and cable the design (``pipeline.complete``) and bill it (``analysis.bom``).
+
+    A design that cannot be cabled from the catalog keeps its counts; the reason is returned.
     """
     try:
-        full = complete(design, spec, catalog, method=method)[0]
-        result = bom(full, catalog)
+        return bom(complete(design, spec, catalog, method=method)[0], catalog), ""
     except RailplanError as exc:
-        return None, None, None, f"bill: {exc}"
-    return full, result, result.totals.as_dict(), ""
+        return None, f"bill: {exc}"
 
 
-def collision_summary(design: Design) -> dict[str, Any]:
-    """Pair-test and all-to-all figures (``analysis.collisions.summary_for_compare``)."""
-    return summary_for_compare(design)
+def family_stream(
+    spec: Spec, catalog: Catalog, family: str | None, methods: tuple[Method, ...] = ("naive",)
+) -> Iterator[tuple[str, Any]]:
+    """Build one family (None: the spec's own), then analyze its traffic and bill it.
+
+    Yields ("plan", FamilyResult), ("traffic", figures), then ("bill", (method, Bom | None,
+    warning)) for each placement method in turn. A family that cannot be built stops after
+    its plan, with the reason (the spec's own family raises it, as ``railplan plan`` does).
+    """
+    if family is None:
+        design = build(spec, catalog, layout=False).design
+        yield "plan", _result(design.topology, design)
+    else:
+        (row,) = compare(spec, catalog, families=(family,))
+        yield "plan", _result(family, row.design, row.reason, row.max_hops, row.inter_switch_links)
+        if row.design is None:
+            return
+        design = row.design
+    yield "traffic", summary_for_compare(design)
+    for method in methods:
+        yield "bill", (method, *bill(design, spec, catalog, method))
 
 
-def compare_family(spec: Spec, catalog: Catalog, family: str) -> FamilyResult:
-    """One family of ``railplan.compare.compare`` (as ``railplan compare``) as a FamilyResult."""
-    (row,) = compare(spec, catalog, families=(family,))
+def _result(
+    family: str,
+    design: Design | None,
+    reason: str = "",
+    hops: int | None = None,
+    links: int | None = None,
+) -> FamilyResult:
+    if design is None:
+        return FamilyResult(family=family, reason=reason)
     return FamilyResult(
-        family=row.family,
-        design=row.design,
-        summary=plan_summary(row.design) if row.design is not None else None,
-        reason=row.reason,
-        max_hops=row.max_hops,
-        inter_switch_links=row.inter_switch_links,
+        family=family,
+        summary=plan_summary(design),
+        notes=tuple(design.sizing.notes),
+        max_hops=hops,
+        inter_switch_links=links,
     )
 
 
-def plan_design(spec: Spec, catalog: Catalog) -> tuple[Design, dict[str, Any]]:
-    """``railplan.plan`` and its summary (what ``railplan plan --json`` prints)."""
-    design = plan(spec, catalog)
-    return design, plan_summary(design)
+# -- putting the outcome together --------------------------------------------------------------
 
 
-def warnings_of(design: Design, *more: str) -> tuple[str, ...]:
-    """The planner's notes on a design and any warnings of later stages."""
-    return tuple(design.sizing.notes) + tuple(m for m in more if m)
+def _merge(row: FamilyResult, what: str, value: Any) -> FamilyResult:
+    if what == "plan":
+        return replace(value, collisions=row.collisions) if row.summary else value
+    if what == "traffic":
+        return replace(row, collisions=value)
+    method, result, warning = value
+    if result is None and row.totals is not None:
+        return replace(row, warning=warning)  # keep the first-fit bill if solving fails
+    totals = result.totals.as_dict() if result is not None else None
+    return replace(row, bom=result, totals=totals, placement=METHOD_NAMES[method], warning=warning)
 
 
-def _value(ok: bool, value: Any) -> Any:
-    """A task's result; its RailplanError is raised again, other exceptions too (bugs)."""
-    if not ok:
-        raise value
-    return value
-
-
-Cancelled = Callable[[], bool]
-
-
-def _single(out: Outcome, catalog: Catalog, runner: Any, cancelled: Cancelled) -> Iterator[Outcome]:
-    for _, ok, value in runner.run([("plan", plan_design, (out.spec, catalog))], cancelled):
-        design, summary = _value(ok, value)
-        out = replace(out, design=design, summary=summary, warnings=warnings_of(design))
-        yield replace(out, stage="billing, analyzing traffic")
-    if out.design is None:
-        return
-    design = out.design
-    tasks = [
-        ("bill", bill, (design, out.spec, catalog)),
-        ("traffic", collision_summary, (design,)),
-    ]
-    warning = ""
-    for key, ok, value in runner.run(tasks, cancelled):
-        if key == "bill":
-            full, bom, totals, warning = _value(ok, value)
-            out = replace(out, full=full, bom=bom, totals=totals)
-        else:
-            out = replace(out, collisions=_value(ok, value))
-        out = replace(out, warnings=warnings_of(design, warning))
+def _single(
+    out: Outcome,
+    catalog: Catalog,
+    runner: Runner,
+    cancelled: Cancelled,
+    methods: tuple[Method, ...],
+) -> Iterator[Outcome]:
+    """The spec's own family, as ``railplan plan`` builds it."""
+    row = FamilyResult(family="")
+    task = ("spec", family_stream, (out.spec, catalog, None, methods))
+    for _, ok, value in runner.run([task], cancelled):
+        if not ok:
+            raise value
+        row = _merge(row, *value)
+        out = replace(out, rows=(row,), shown=row, stage=_stage(row, methods))
         yield out
-    yield replace(out, stage="done", done=True)
+    if out.shown is not None:
+        yield replace(out, stage="done", done=True)
 
 
-def _with_best(out: Outcome) -> Outcome:
-    best = next((r for r in out.rows if r.family == out.cheapest), None)
-    if best is None or best.design is None:
-        reasons = "; ".join(f"{r.family}: {r.reason}" for r in out.rows)
-        return replace(out, error=f"no family can build this cluster: {reasons}")
-    return replace(
-        out,
-        design=best.design,
-        summary=best.summary,
-        full=best.full,
-        bom=best.bom,
-        totals=best.totals,
-        collisions=best.collisions,
-        warnings=warnings_of(best.design, best.warning),
-    )
+def _stage(row: FamilyResult, methods: tuple[Method, ...]) -> str:
+    if row.collisions is None:
+        return "analyzing traffic"
+    if not row.placement:
+        return "billing"
+    return "solving the placement" if len(methods) > 1 and row.placement != "solved" else "done"
 
 
 def _compare(
-    out: Outcome, catalog: Catalog, runner: Any, cancelled: Cancelled
+    out: Outcome,
+    catalog: Catalog,
+    runner: Runner,
+    cancelled: Cancelled,
+    methods: tuple[Method, ...],
 ) -> Iterator[Outcome]:
-    tasks = [(f, compare_family, (out.spec, catalog, f)) for f in FAMILIES]
-    found = {key: _value(ok, value) for key, ok, value in runner.run(tasks, cancelled)}
-    if len(found) < len(FAMILIES):
-        return
-    rows = {f: found[f] for f in FAMILIES}
-    out = _with_best(replace(out, rows=tuple(rows.values()), stage="billing, analyzing traffic"))
-    yield out
-    if out.error:
-        yield replace(out, stage="done", done=True)
-        return
-    feasible = [r for r in rows.values() if r.design is not None]
-    work: list[Task] = [(("bill", r.family), bill, (r.design, out.spec, catalog)) for r in feasible]
-    work += [(("traffic", r.family), collision_summary, (r.design,)) for r in feasible]
-    for (what, family), ok, value in runner.run(work, cancelled):
-        row = rows[family]
-        if what == "bill":
-            full, bom, totals, warning = _value(ok, value)
-            rows[family] = replace(row, full=full, bom=bom, totals=totals, warning=warning)
-        else:
-            rows[family] = replace(row, collisions=_value(ok, value))
-        out = _with_best(replace(out, rows=tuple(rows.values())))
+    """Every family at once, one stream each (as ``railplan compare``); the cheapest is shown."""
+    rows = {f: FamilyResult(family=f, reason="planning...") for f in FAMILIES}
+    tasks = [(f, family_stream, (out.spec, catalog, f, methods)) for f in FAMILIES]
+    planned: set[Any] = set()
+    for family, ok, value in runner.run(tasks, cancelled):
+        if not ok:
+            raise value
+        what, payload = value
+        rows[family] = _merge(rows[family], what, payload)  # type: ignore[index]
+        if what == "plan":
+            planned.add(family)
+        if len(planned) < len(FAMILIES):
+            continue  # the table appears once every family has its counts
+        feasible = [r for r in rows.values() if r.summary is not None]
+        busy = [_stage(r, methods) for r in feasible if _stage(r, methods) != "done"]
+        out = replace(out, rows=tuple(rows.values()), stage=busy[0] if busy else "done")
+        out = replace(out, shown=next((r for r in feasible if r.family == out.cheapest), None))
+        if out.shown is None:
+            reasons = "; ".join(f"{r.family}: {r.reason}" for r in rows.values())
+            yield replace(out, error=f"no family can build this cluster: {reasons}", done=True)
+            return
         yield out
-    yield replace(out, stage="done", done=True)
+    if out.rows:
+        yield replace(out, stage="done", done=True)
 
 
 def stages(
     spec: Spec,
     catalog: Catalog,
     compare_mode: bool,
-    runner: Any = None,
+    runner: Runner | None = None,
     cancelled: Cancelled = lambda: False,
+    placement: str = "solve",
 ) -> Iterator[Outcome]:
-    """The outcome in stages (plan, then bill and traffic), yielded as each piece arrives.
+    """The outcome in stages (counts, traffic, bills), yielded as each piece arrives.
 
-    Compare plans every family; the design shown is the cheapest one. ``runner`` runs the
-    library calls (in child processes for the app, see runner.py); ``cancelled`` stops early.
+    ``runner`` runs the library calls (child processes in the app, see runner.py);
+    ``cancelled`` stops early; ``placement`` is "solve" (first-fit bill, then the solved one)
+    or "first-fit". Errors come back as ``Outcome.error`` in the CLI's words.
     """
-    if runner is None:
-        runner = InlineRunner()
     out = Outcome(spec=spec, compare_mode=compare_mode)
+    work = _compare if compare_mode else _single
     try:
-        if compare_mode:
-            yield from _compare(out, catalog, runner, cancelled)
-        else:
-            yield from _single(out, catalog, runner, cancelled)
+        yield from work(out, catalog, runner or InlineRunner(), cancelled, METHODS[placement])
     except RailplanError as exc:
         yield replace(out, error=str(exc), stage="done", done=True)

@@ -11,8 +11,13 @@ from typing import Any
 from railplan.analysis.bom import Bom
 from railplan.analysis.collisions import analyze
 from railplan.analysis.flows import PATTERNS
+from railplan.catalog import Catalog
 from railplan.model import Design
+from railplan.pipeline import complete
 from railplan.render import cables_csv
+from railplan.spec import Spec
+from railplan.tui.compute import Method, design_of
+from railplan.tui.topotext import topology_text
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,7 @@ def bom_rows(bom: Bom | None, why_not: str = "") -> Rows:
     note = (
         f"total ${t.cost_usd:,.0f}; {t.power_w / 1000:,.1f} kW typical, "
         f"{t.power_max_w / 1000:,.1f} kW max; {t.switches} switches, {t.transceivers} "
-        f"transceivers, {t.cables} cables, {t.rack_units} U. Racks laid out first-fit."
+        f"transceivers, {t.cables} cables, {t.rack_units} U."
     )
     return Rows(BOM_COLUMNS, rows, " ".join([note, *bom.notes]))
 
@@ -60,7 +65,7 @@ def bom_rows(bom: Bom | None, why_not: str = "") -> Rows:
 def cable_rows(design: Design) -> Rows:
     """The cable schedule exactly as ``railplan cables`` writes it (its CSV, row by row)."""
     lines = list(csv.reader(io.StringIO(cables_csv.render(design))))
-    return Rows(tuple(lines[0]), tuple(tuple(r) for r in lines[1:]), "first-fit rack layout")
+    return Rows(tuple(lines[0]), tuple(tuple(r) for r in lines[1:]))
 
 
 def filter_rows(rows: Sequence[tuple[str, ...]], query: str) -> list[tuple[str, ...]]:
@@ -90,4 +95,33 @@ def hot_links(design: Design, pattern: str) -> Rows:
     return Rows(HOT_COLUMNS, rows, "; ".join([note, *data["notes"]]))
 
 
-__all__ = ["PATTERNS", "Rows", "bom_rows", "cable_rows", "filter_rows", "hot_links"]
+# -- child-process tasks: each builds the design again (deterministic) and returns text ------
+
+
+def hot_links_of(spec: Spec, catalog: Catalog, family: str, pattern: str) -> Rows:
+    """Build the family (as ``railplan plan --topology``) and report its hottest links."""
+    return hot_links(design_of(spec, catalog, family), pattern)
+
+
+def cables_of(spec: Spec, catalog: Catalog, family: str, method: Method) -> Rows:
+    """The family's cable schedule on the rack layout its bill used (``railplan cables``)."""
+    design = complete(design_of(spec, catalog, family), spec, catalog, method=method)[0]
+    return cable_rows(design)
+
+
+def topology_of(spec: Spec, catalog: Catalog, family: str) -> str:
+    """The family's tiers, groups and bundles as text."""
+    return topology_text(design_of(spec, catalog, family))
+
+
+__all__ = [
+    "PATTERNS",
+    "Rows",
+    "bom_rows",
+    "cable_rows",
+    "cables_of",
+    "filter_rows",
+    "hot_links",
+    "hot_links_of",
+    "topology_of",
+]

@@ -20,10 +20,11 @@ from textual.widgets import (
     ProgressBar,
     Static,
 )
+from textual.worker import get_current_worker
 
 from railplan.errors import RailplanError
 from railplan.tui.compute import Outcome
-from railplan.tui.exports import ExportJob, read_spec, save_spec
+from railplan.tui.exports import FILES, STEPS, export_stream, read_spec, save_spec
 
 if TYPE_CHECKING:
     from railplan.tui.app import RailplanApp
@@ -158,19 +159,21 @@ class ExportDialog(Dialog):
         self.running = False
 
     def compose(self) -> ComposeResult:
-        assert self.outcome.design is not None
-        default = Path.cwd() / f"{self.outcome.design.name}-{self.outcome.design.topology}"
+        assert self.outcome.summary is not None
+        default = Path.cwd() / f"{self.outcome.summary['name']}-{self.outcome.family}"
+        solved = self.outcome.shown is not None and self.outcome.shown.placement == "solved"
         with Vertical(id="dialog"):
-            yield Label("Export to folder", id="dialog-title")
+            yield Label(f"Export the {self.outcome.family} design to a folder", id="dialog-title")
             yield Input(str(default), id="dialog-path")
             yield Checkbox(
-                "Solve switch placement with CP-SAT (slower; default: first-fit racks as shown)",
+                "Solve the switch placement (CP-SAT, as railplan plan; off: first-fit)",
+                value=solved or not self.outcome.totals,
                 id="dialog-solve",
                 compact=True,
             )
-            yield ProgressBar(total=len(ExportJob.FILES) + 1, show_eta=False, id="dialog-progress")
+            yield ProgressBar(total=STEPS, show_eta=False, id="dialog-progress")
             yield Static(
-                f"Writes {', '.join(ExportJob.FILES)}. Enter exports, Escape closes.",
+                f"Writes {', '.join(FILES)}. Enter exports, Escape stops or closes.",
                 id="dialog-message",
             )
             yield Static("", id="dialog-log")
@@ -178,41 +181,39 @@ class ExportDialog(Dialog):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if not self.running:
             self.running = True
+            self.written: list[str] = []
             solve = self.query_one("#dialog-solve", Checkbox).value
-            self.export(Path(event.value).expanduser(), solve)
+            self.export(Path(event.value).expanduser(), "cp-sat" if solve else "naive")
 
-    def _progress(self, what: str, done: int, total: int) -> None:
-        self.query_one(ProgressBar).update(total=total, progress=done)
-        self.message(what)
+    def _progress(self, step: tuple[str, int, str]) -> None:
+        message, done, path = step
+        self.query_one(ProgressBar).update(total=STEPS, progress=done)
+        self.message(message)
+        if path:
+            self.written.append(path)
+            self.query_one("#dialog-log", Static).update("\n".join(self.written))
 
-    def _finished(self, written: list[Path], error: str) -> None:
+    def _finished(self, error: str) -> None:
         self.running = False
-        self.query_one("#dialog-log", Static).update("\n".join(f"wrote {p}" for p in written))
         if error:
             self.message(error, "bold red")
         else:
-            self.message(f"wrote {len(written)} file(s). Escape closes.", "green")
-            self.owner.notify(f"exported {len(written)} file(s) to {written[0].parent}")
+            self.message(f"wrote {len(self.written)} file(s). Escape closes.", "green")
+            self.owner.notify(f"exported {len(self.written)} file(s)")
 
     @work(thread=True, exclusive=True, exit_on_error=False)
-    def export(self, folder: Path, solve: bool) -> None:
+    def export(self, folder: Path, method: str) -> None:
+        """Run the export in a child process; Escape (closing the dialog) stops it."""
+        worker = get_current_worker()
         out = self.outcome
-        assert out.design is not None
-        job = ExportJob(
-            out.design,
-            out.spec,
-            self.owner.catalog,
-            folder,
-            naive=not solve,
-            cabled=None if solve else out.full,
-        )
-
-        def progress(what: str, done: int, total: int) -> None:
-            self.app.call_from_thread(self._progress, what, done, total)
-
+        task = ("export", export_stream, (out.spec, self.owner.catalog, out.family, folder, method))
         error = ""
-        try:
-            job.run(progress)
-        except (RailplanError, OSError) as exc:
-            error = str(exc)
-        self.app.call_from_thread(self._finished, list(job.written), error)
+        for _, ok, value in self.owner.runner.run([task], lambda: worker.is_cancelled):
+            if ok:
+                self.app.call_from_thread(self._progress, value)
+            elif isinstance(value, (RailplanError, OSError)):
+                error = str(value)
+            else:
+                raise value
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._finished, error)

@@ -8,7 +8,7 @@ from textual.message import Message
 from textual.widgets import Input, Label, Select
 
 from railplan.catalog import Catalog
-from railplan.tui.formspec import AUTO, COMPARE, CUSTOM, FIELDS, SELECTS
+from railplan.tui.formspec import AUTO, COMPARE, CUSTOM, FIELDS, PLACEMENTS, SELECTS
 
 TOPOLOGY_CHOICES = (
     ("ROFT (rail-optimized)", "roft"),
@@ -57,6 +57,8 @@ class SpecForm(VerticalScroll):
             options = [("from node", AUTO)] + [(n, n) for n in sorted(self.catalog.nics)]
         elif field_id == "switch":
             options = switch_choices(self.catalog, None)
+        elif field_id == "placement":
+            options = list(PLACEMENTS)
         else:
             options = list(TOPOLOGY_CHOICES)
         if field_id in SELECTS:

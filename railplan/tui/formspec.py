@@ -24,7 +24,8 @@ class Field:
     id: str
     path: str
     label: str
-    kind: str = "scalar"  # scalar (parsed like --set) | string (quoted) | list (one id)
+    #: scalar (parsed like --set) | string (quoted) | list (one id) | option (TUI, not spec)
+    kind: str = "scalar"
     hint: str = ""
 
 
@@ -43,10 +44,13 @@ FIELDS: tuple[Field, ...] = (
     Field("planes", "fabric.planes", "Planes", "scalar", "1"),
     Field("nodes_per_rack", "layout.nodes_per_rack", "Nodes/rack", "scalar", "4"),
     Field("racks_per_row", "layout.racks_per_row", "Racks/row", "scalar", "16"),
+    Field("placement", "", "Bill racks", "option"),
 )
 FIELD_BY_ID = {f.id: f for f in FIELDS}
 FIELD_BY_PATH = {f.path: f for f in FIELDS}
-SELECTS = ("node", "nic", "switch", "topology")
+SELECTS = ("node", "nic", "switch", "topology", "placement")
+#: the bill's rack layout: first-fit then solved (``railplan plan``), or first-fit only
+PLACEMENTS = (("solved", "solve"), ("first-fit only", "first-fit"))
 
 
 def _get(data: dict[str, Any], path: str) -> Any:
@@ -95,7 +99,7 @@ def form_data(base: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
     data.setdefault("cluster", {})
     overrides = []
     for field in FIELDS:
-        if field.id not in values:
+        if field.id not in values or field.kind == "option":
             continue
         text = values[field.id].strip()
         if field.id == "topology" and text == COMPARE:
@@ -115,13 +119,17 @@ def form_values(data: dict[str, Any]) -> dict[str, str]:
     """Texts for every form field from spec data (a loaded spec file or a dump)."""
     values: dict[str, str] = {}
     for field in FIELDS:
-        value = _get(data, field.path)
+        value = _get(data, field.path) if field.path else None
         if field.kind == "list":
             value = value[0] if isinstance(value, list) and len(value) == 1 else None
         if value is None:
-            value = {"node": CUSTOM, "nic": AUTO, "switch": AUTO, "topology": "roft"}.get(
-                field.id, ""
-            )
+            value = {
+                "node": CUSTOM,
+                "nic": AUTO,
+                "switch": AUTO,
+                "topology": "roft",
+                "placement": PLACEMENTS[0][1],
+            }.get(field.id, "")
         values[field.id] = str(value)
     return values
 
@@ -136,7 +144,8 @@ def error_fields(message: str) -> set[str]:
     found = set()
     for line in message.splitlines():
         for field in FIELDS:
-            if f"{field.path}:" in line or f"{field.path}." in line.split(":")[0]:
+            named = f"{field.path}:" in line or f"{field.path}." in line.split(":")[0]
+            if field.path and named:
                 found.add(field.id)
     return found
 

@@ -1,19 +1,25 @@
-"""Run library calls in child processes the TUI can stop, so stale work never holds up input."""
+"""Run library calls in child processes the TUI can stop, so stale work never holds up input.
+
+A task is (key, function, arguments). A function may return a value or be a generator; every
+value it yields comes back as it is produced, so one child can report a family's counts first
+and its bill later. Only small results should cross: unpickling holds the UI process's GIL.
+"""
 
 from __future__ import annotations
 
+import inspect
 import multiprocessing
-import os
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, Protocol
 
 #: (key, function, arguments): the function and its arguments must pickle
 Task = tuple[Hashable, Callable[..., Any], tuple[Any, ...]]
-#: (key, finished without raising, result or exception)
+#: (key, finished without raising, a value or the exception)
 Done = tuple[Hashable, bool, Any]
 PRELOAD = [
     "railplan.tui.compute",
+    "railplan.tui.details",
     "railplan.pipeline",
     "railplan.analysis.bom",
     "railplan.analysis.collisions",
@@ -21,28 +27,42 @@ PRELOAD = [
 ]
 
 
+class Runner(Protocol):
+    def run(self, tasks: Sequence[Task], cancelled: Callable[[], bool]) -> Iterator[Done]: ...
+
+
+def _values(fn: Callable[..., Any], args: tuple[Any, ...]) -> Iterator[Any]:
+    result = fn(*args)
+    if inspect.isgenerator(result):
+        yield from result
+    else:
+        yield result
+
+
 def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
     try:
-        result: tuple[str, Any] = ("ok", fn(*args))
+        for value in _values(fn, args):
+            conn.send(("item", value))
+        conn.send(("end", None))
     except Exception as exc:
-        result = ("error", exc)
-    try:
-        conn.send(result)
-    except Exception as exc:  # a result or exception that does not pickle
-        conn.send(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+        try:
+            conn.send(("error", exc))
+        except Exception as unpicklable:  # the exception itself does not pickle
+            conn.send(("error", RuntimeError(f"{type(exc).__name__}: {unpicklable}")))
     finally:
         conn.close()
 
 
 class InlineRunner:
-    """Runs tasks one by one in the calling thread (no processes; cannot stop a running call)."""
+    """Runs tasks one by one in the calling thread (no processes; a running call cannot stop)."""
 
-    def run(self, tasks: list[Task], cancelled: Callable[[], bool]) -> Iterator[Done]:
+    def run(self, tasks: Sequence[Task], cancelled: Callable[[], bool]) -> Iterator[Done]:
         for key, fn, args in tasks:
-            if cancelled():
-                return
             try:
-                yield key, True, fn(*args)
+                for value in _values(fn, args):
+                    if cancelled():
+                        return
+                    yield key, True, value
             except Exception as exc:
                 yield key, False, exc
 
@@ -59,14 +79,14 @@ class ProcessRunner:
     ``__main__``), the runner falls back to running tasks inline.
     """
 
-    def __init__(self, workers: int | None = None, method: str = "forkserver") -> None:
+    def __init__(self, workers: int = 4, method: str = "forkserver") -> None:
         self.inline: InlineRunner | None = None
         self.started = False
+        self.workers = workers
         self.ctx: Any = multiprocessing.get_context(method)
         if method == "forkserver":
             self.ctx.set_forkserver_preload(PRELOAD)
             self._start_server()
-        self.workers = workers or max(1, min(4, os.cpu_count() or 1))
 
     def _start_server(self) -> None:
         """Start the forkserver now, while stderr is still the terminal's (Textual swaps it)."""
@@ -77,8 +97,8 @@ class ProcessRunner:
         except (OSError, ValueError):
             self.inline = InlineRunner()
 
-    def run(self, tasks: list[Task], cancelled: Callable[[], bool]) -> Iterator[Done]:
-        """Yield each task's outcome as it finishes; stop (killing the rest) once cancelled."""
+    def run(self, tasks: Sequence[Task], cancelled: Callable[[], bool]) -> Iterator[Done]:
+        """Yield each value as a task produces it; stop (killing the rest) once cancelled."""
         if self.inline is not None:
             yield from self.inline.run(tasks, cancelled)
             return
@@ -87,35 +107,44 @@ class ProcessRunner:
                 self.inline = InlineRunner()
                 yield from self.inline.run([t for t in tasks if t[0] == key], cancelled)
                 continue
-            if ok:
-                self.started = True
+            self.started = True
             yield key, ok, value
 
-    def _run(self, tasks: list[Task], cancelled: Callable[[], bool]) -> Iterator[Done]:
+    def _start(self, task: Task) -> tuple[Connection, tuple[Hashable, Any]]:
+        key, fn, args = task
+        recv, send = self.ctx.Pipe(duplex=False)
+        proc = self.ctx.Process(target=_child, args=(send, fn, args), daemon=True)
+        proc.start()
+        send.close()
+        return recv, (key, proc)
+
+    def _run(self, tasks: Sequence[Task], cancelled: Callable[[], bool]) -> Iterator[Done]:
         pending = list(tasks)
         running: dict[Connection, tuple[Hashable, Any]] = {}
         try:
             while pending or running:
                 while pending and len(running) < self.workers:
-                    key, fn, args = pending.pop(0)
-                    recv, send = self.ctx.Pipe(duplex=False)
-                    proc = self.ctx.Process(target=_child, args=(send, fn, args), daemon=True)
-                    proc.start()
-                    send.close()
-                    running[recv] = (key, proc)
+                    conn, job = self._start(pending.pop(0))
+                    running[conn] = job
                 ready = wait(list(running), timeout=0.05)
                 if cancelled():
                     return
-                for conn in ready:
-                    assert isinstance(conn, Connection)
-                    key, proc = running.pop(conn)
+                for ready_conn in ready:
+                    assert isinstance(ready_conn, Connection)
+                    conn = ready_conn
+                    key, proc = running[conn]
                     try:
-                        ok, value = conn.recv()
+                        kind, value = conn.recv()
                     except EOFError:
-                        ok, value = "error", WorkerDied(f"the process computing {key} died")
+                        kind, value = "error", WorkerDied(f"the process computing {key} died")
+                    if kind == "item":
+                        yield key, True, value
+                        continue
+                    del running[conn]
                     conn.close()
                     proc.join()
-                    yield key, ok == "ok", value
+                    if kind == "error":
+                        yield key, False, value
         finally:
             for conn, (_, proc) in running.items():
                 proc.terminate()

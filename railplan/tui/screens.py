@@ -2,45 +2,56 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static, TextArea
 from textual.worker import get_current_worker
 
-from railplan.catalog import Catalog
 from railplan.errors import RailplanError
-from railplan.model import Design
-from railplan.tui.compute import Outcome
-from railplan.tui.details import PATTERNS, Rows, bom_rows, cable_rows, filter_rows, hot_links
-from railplan.tui.runner import InlineRunner
-from railplan.tui.topotext import topology_text
+from railplan.tui.compute import METHOD_NAMES, Outcome
+from railplan.tui.details import (
+    PATTERNS,
+    Rows,
+    bom_rows,
+    cables_of,
+    filter_rows,
+    hot_links_of,
+    topology_of,
+)
+
+if TYPE_CHECKING:
+    from railplan.tui.app import RailplanApp
 
 #: rows a table shows at once (the filter narrows the rest)
 MAX_ROWS = 5000
 
 
 class DrillScreen(Screen[None]):
-    """A full screen over one aspect of the current design; Escape goes back."""
+    """A full screen over one aspect of the design on show; Escape goes back."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "app.pop_screen", "Back")]
     TITLE = ""
 
-    def __init__(self, outcome: Outcome, catalog: Catalog) -> None:
+    def __init__(self, outcome: Outcome) -> None:
         super().__init__()
         self.outcome = outcome
-        self.catalog = catalog
-        assert outcome.design is not None
-        self.design = outcome.design
+        assert outcome.summary is not None
+        self.summary = outcome.summary
+
+    @property
+    def owner(self) -> RailplanApp:
+        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
-        yield Static(f"{self.TITLE}: {self.design.name} ({self.design.topology})", id="drill-title")
+        s = self.summary
+        yield Static(f"{self.TITLE}: {s['name']} ({s['topology']})", id="drill-title")
         yield from self.body()
         yield Static("", id="drill-note")
-        yield Footer()
+        yield Footer(compact=True)
 
     def body(self) -> ComposeResult:
         yield DataTable(id="drill-table", zebra_stripes=True, cursor_type="row")
@@ -57,22 +68,38 @@ class DrillScreen(Screen[None]):
         more = f" (first {MAX_ROWS} of {len(body)})" if len(body) > MAX_ROWS else ""
         self.note(f"{len(body)} row(s){more}. {rows.note}".strip())
 
+    def in_child(
+        self, fn: Callable[..., Any], args: tuple[Any, ...], done: Callable[[Any], None]
+    ) -> None:
+        """Run a library call in a child process (stopped if we leave); show its result."""
+        runner = self.owner.runner
+
+        def job() -> None:
+            worker = get_current_worker()
+            for _, ok, value in runner.run([("drill", fn, args)], lambda: worker.is_cancelled):
+                if not ok and not isinstance(value, RailplanError):
+                    raise value
+                self.app.call_from_thread(done if ok else self.note, value if ok else str(value))
+
+        self.run_worker(job, thread=True, exclusive=True, exit_on_error=False)
+
+    def on_unmount(self) -> None:
+        self.workers.cancel_all()
+
 
 class BomScreen(DrillScreen):
-    """Every BOM line: part, kind, quantity, unit price and power, with the totals."""
+    """Every BOM line: part, kind, count, length, prices, power and the price source."""
 
     TITLE = "Bill of materials"
 
     def on_mount(self) -> None:
-        why = "; ".join(w for w in self.outcome.warnings if w.startswith("bill:"))
-        if self.outcome.bom is None and not why:
-            why = "the bill is still being computed; come back in a moment"
-        self.show_rows(bom_rows(self.outcome.bom, why))
+        why = self.outcome.shown.warning if self.outcome.shown else ""
+        self.show_rows(bom_rows(self.outcome.bom, why or "the bill is still being computed"))
         self.query_one(DataTable).focus()
 
 
 class CablesScreen(DrillScreen):
-    """The cable schedule of the completed design, narrowed by a search as you type."""
+    """The cable schedule (first-fit racks, as billed), narrowed by a search as you type."""
 
     TITLE = "Cable schedule"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -80,8 +107,8 @@ class CablesScreen(DrillScreen):
         Binding("slash", "search", "Search"),
     ]
 
-    def __init__(self, outcome: Outcome, catalog: Catalog) -> None:
-        super().__init__(outcome, catalog)
+    def __init__(self, outcome: Outcome) -> None:
+        super().__init__(outcome)
         self.rows = Rows(("",), ())
 
     def body(self) -> ComposeResult:
@@ -90,23 +117,11 @@ class CablesScreen(DrillScreen):
 
     def on_mount(self) -> None:
         self.query_one("#drill-filter", Input).focus()
-        full = self.outcome.full
-        if full is None:
-            why = "; ".join(w for w in self.outcome.warnings if w.startswith("bill:"))
-            self.note(why or "the racks and cables are still being laid out; come back in a moment")
-            return
-        self.note("reading the cable schedule...")
-        self.load(full)
-
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def load(self, full: Design) -> None:
-        try:
-            rows = cable_rows(full)
-        except RailplanError as exc:
-            self.app.call_from_thread(self.note, str(exc))
-            return
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._loaded, rows)
+        out = self.outcome
+        solved = out.shown is not None and out.shown.placement == "solved"
+        method = "cp-sat" if solved else "naive"
+        self.note(f"laying out racks and cables ({METHOD_NAMES[method]}, as billed)...")
+        self.in_child(cables_of, (out.spec, self.owner.catalog, out.family, method), self._loaded)
 
     def _loaded(self, rows: Rows) -> None:
         self.rows = rows
@@ -141,27 +156,24 @@ class LinksScreen(DrillScreen):
         )
         yield from super().body()
 
+    pattern = ""
+
     def on_mount(self) -> None:
-        self.analyze(PATTERNS[0])
         self.query_one(DataTable).focus()
+        self.on_select_changed()
 
-    def on_select_changed(self, event: Select.Changed) -> None:
-        self.analyze(str(event.value))
+    def on_select_changed(self, _: Select.Changed | None = None) -> None:
+        pattern = str(self.query_one("#drill-pattern", Select).value)
+        if pattern != self.pattern:
+            self.pattern = pattern
+            self.analyze(pattern)
 
-    @work(thread=True, exclusive=True, exit_on_error=False)
     def analyze(self, pattern: str) -> None:
         """Run the analyzer in a child process (killed if the pattern changes or we leave)."""
-        worker = get_current_worker()
-        self.app.call_from_thread(self.note, f"analyzing {pattern} traffic...")
-        runner = getattr(self.app, "runner", None) or InlineRunner()
-        for _, ok, value in runner.run(
-            [("hot", hot_links, (self.design, pattern))],
-            lambda: worker.is_cancelled or not self.is_attached,
-        ):
-            if not ok and not isinstance(value, RailplanError):
-                raise value
-            show = self.show_rows if ok else (lambda exc: self.note(str(exc)))
-            self.app.call_from_thread(show, value)
+        self.note(f"analyzing {pattern} traffic...")
+        out = self.outcome
+        args = (out.spec, self.owner.catalog, out.family, pattern)
+        self.in_child(hot_links_of, args, self.show_rows)
 
 
 class TopologyScreen(DrillScreen):
@@ -170,10 +182,15 @@ class TopologyScreen(DrillScreen):
     TITLE = "Topology"
 
     def body(self) -> ComposeResult:
-        yield TextArea(topology_text(self.design), read_only=True, id="drill-text")
+        yield TextArea("planning...", read_only=True, id="drill-text")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()
+        out = self.outcome
+        self.in_child(topology_of, (out.spec, self.owner.catalog, out.family), self._loaded)
+
+    def _loaded(self, text: str) -> None:
+        self.query_one(TextArea).text = text
 
 
 DRILLS: dict[str, Any] = {

@@ -48,11 +48,12 @@ def kilowatts(value: Any) -> str:
     return f"{float(value) / 1000:,.1f} kW" if value is not None else "-"
 
 
-def bill_rows(totals: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """BOM totals: cost, power (typical and max) and part counts."""
+def bill_rows(totals: dict[str, Any] | None, placement: str = "") -> list[tuple[str, str]]:
+    """BOM totals: cost (and the rack layout it is on), power and part counts."""
     if not totals:
         return []
-    rows = [("cost", money(totals.get("cost_usd")))]
+    where = f" ({placement} placement)" if placement else ""
+    rows = [("cost", money(totals.get("cost_usd")) + where)]
     power = kilowatts(totals.get("power_w"))
     if totals.get("power_max_w") is not None:
         power += f" typical, {kilowatts(totals['power_max_w'])} max"
@@ -92,7 +93,7 @@ def summary_table(out: Outcome) -> Table:
         pods = f", {s['pods']} pod(s)" if s.get("pods") else ""
         table.add_row("SUs", f"{s['scalable_units']} of {s['su_nodes']} nodes{pods}")
     table.add_row("routing", str(s["routing"]))
-    for label, text in bill_rows(out.totals):
+    for label, text in bill_rows(out.totals, out.shown.placement if out.shown else ""):
         table.add_row(label, text)
     if out.totals is None and not out.done:
         table.add_row("bill", Text("computing...", style="dim"))
@@ -165,6 +166,7 @@ COMPARE_ROWS = (
     "max hops",
     "cost",
     "power",
+    "placement",
     "pairs @ full",
     "a2a pace",
 )
@@ -188,6 +190,7 @@ def compare_table(out: Outcome) -> tuple[list[tuple[str, Text]], list[list[Text]
                 "-" if row.max_hops is None else str(row.max_hops),
                 short_money(totals.get("cost_usd")),
                 kilowatts(totals.get("power_w")) if totals else "-",
+                row.placement or "-",
                 pair,
                 a2a,
             ]
