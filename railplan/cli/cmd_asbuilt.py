@@ -4,11 +4,10 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, design_command, print_json, write_atomic
-from railplan.cli.show import print_table
+from railplan.cli.common import DesignSource, design_command, emit_report, laid_out_design
+from railplan.cli.show import print_table, rows_table
 from railplan.loop.asbuilt import check_asbuilt
 
 
@@ -41,21 +40,14 @@ def asbuilt_cmd(
     ] = None,
 ) -> None:
     """Check the as-built cabling against the plan; exit 1 when anything needs fixing."""
-    design = src.design() if src.is_design_file() else src.build(layout=True).design
+    design = laid_out_design(src)
     result = check_asbuilt(
         design, lldp=lldp or [], ibnetdiscover=ibnetdiscover, iblinkinfo=iblinkinfo, names=names
     )
-    if report is not None:
-        write_atomic(report, result.to_markdown())
-    if json_out:
-        print_json(result.to_json())
-    else:
-        table = Table(title=f"{design.name}: as-built check", title_justify="left")
-        for column in result.summary_header:
-            table.add_column(column)
-        for row in result.summary_rows():
-            table.add_row(*row)
-        print_table(table)
+    emit_report(result, json_out, report)
+    if not json_out:
+        rows = result.summary_rows()
+        print_table(rows_table(f"{design.name}: as-built check", result.summary_header, rows))
         typer.echo(result.summary_line())
         for warning in result.warnings:
             typer.echo(f"warning: {warning}", err=True)

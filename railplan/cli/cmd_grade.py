@@ -4,11 +4,10 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, design_command, print_json, write_atomic
-from railplan.cli.show import print_table
+from railplan.cli.common import DesignSource, design_command, emit_report, laid_out_design
+from railplan.cli.show import print_table, rows_table
 from railplan.loop.grade import grade, load_expectations
 
 
@@ -37,21 +36,13 @@ def grade_cmd(
     ] = None,
 ) -> None:
     """Grade test results against the plan's thresholds; exit 1 when a test fails."""
-    design = src.design() if src.is_design_file() else src.build(layout=True).design
+    design = laid_out_design(src)
     wanted = load_expectations(expectations) if expectations is not None else None
     result = grade(design, wanted, results, names=names)
-    if report is not None:
-        write_atomic(report, result.to_markdown())
-    if json_out:
-        print_json(result.to_json())
-    else:
-        table = Table(title=f"{design.name}: graded results", title_justify="left")
-        for column in result.summary_header:
-            table.add_column(column)
-        for row in result.summary_rows():
-            if row[-1] != "pass":
-                table.add_row(*row)
-        print_table(table)
+    emit_report(result, json_out, report)
+    if not json_out:
+        rows = [row for row in result.summary_rows() if row[-1] != "pass"]
+        print_table(rows_table(f"{design.name}: graded results", result.summary_header, rows))
         counts = ", ".join(f"{n} {status}" for status, n in result.counts().items() if n)
         typer.echo(f"{len(result.results)} checks: {counts}")
         d = result.diagnosis

@@ -251,3 +251,16 @@ def write_atomic(path: Path, data: str | bytes) -> None:
 def print_json(obj: Any) -> None:
     """Exactly one JSON object on stdout."""
     typer.echo(json.dumps(obj, indent=2, sort_keys=False))
+
+
+def laid_out_design(src: DesignSource) -> Design:
+    """A design.json as it is (its cable labels are the site's); a spec planned and cabled."""
+    return src.design() if src.is_design_file() else src.build(layout=True).design
+
+
+def emit_report(report: Any, json_out: bool, markdown: Path | None) -> None:
+    """Write the Markdown report if asked, print the JSON if asked; exit 1 unless ``report.ok``."""
+    if markdown is not None:
+        write_atomic(markdown, report.to_markdown())
+    if json_out:
+        print_json(report.to_json())

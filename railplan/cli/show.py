@@ -1,5 +1,6 @@
 """Rich tables for people: the plan summary and the compare table."""
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
@@ -49,3 +50,12 @@ def plan_table(summary: dict[str, Any]) -> Table:
 
 def print_table(table: Table) -> None:
     Console(soft_wrap=False).print(table)
+
+
+def rows_table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in header:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row)
+    return table
