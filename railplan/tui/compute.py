@@ -230,12 +230,19 @@ def _compare(
         out = replace(out, rows=tuple(rows.values()), stage=busy[0] if busy else "done")
         out = replace(out, shown=next((r for r in feasible if r.family == out.cheapest), None))
         if out.shown is None:
-            reasons = "; ".join(f"{r.family}: {r.reason}" for r in rows.values())
-            yield replace(out, error=f"no family can build this cluster: {reasons}", done=True)
+            yield replace(out, error=_no_family(list(rows.values())), done=True)
             return
         yield out
     if out.rows:
         yield replace(out, stage="done", done=True)
+
+
+def _no_family(rows: list[FamilyResult]) -> str:
+    """Why nothing can be built: the one reason when every family gives it, else each one."""
+    reasons = {r.reason for r in rows}
+    if len(reasons) == 1:
+        return reasons.pop()
+    return "\n".join(f"{r.family}: not possible: {r.reason}" for r in rows)
 
 
 def stages(

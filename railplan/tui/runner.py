@@ -7,8 +7,10 @@ and its bill later. Only small results should cross: unpickling holds the UI pro
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import multiprocessing
+import os
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any, Protocol
@@ -39,7 +41,13 @@ def _values(fn: Callable[..., Any], args: tuple[Any, ...]) -> Iterator[Any]:
         yield result
 
 
+#: children yield the CPU to the UI process (niceness added in each child)
+CHILD_NICE = 10
+
+
 def _child(conn: Connection, fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(CHILD_NICE)
     try:
         for value in _values(fn, args):
             conn.send(("item", value))
