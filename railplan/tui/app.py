@@ -249,9 +249,12 @@ class RailplanApp(App[None]):
         self.push_screen(HelpScreen())
 
     def _design_screen(self, kind: str) -> None:
-        from railplan.tui.screens import DRILLS
+        from railplan.tui.screens import DRILLS, DrillScreen
 
         out = self.outcome
+        if isinstance(self.screen, DrillScreen):
+            out = self.screen.outcome  # from one drill-down to another, same design
+            self.pop_screen()
         if out is None or out.summary is None:
             self.notify("Nothing planned yet: fix the form first.", severity="warning")
             return
@@ -282,7 +285,7 @@ class RailplanApp(App[None]):
     def action_export(self) -> None:
         from railplan.tui.dialogs import ExportDialog
 
-        if self.outcome is None or self.outcome.summary is None or not self.outcome.done:
+        if self.outcome is None or self.outcome.summary is None:
             self.notify("Nothing to export yet: wait for the plan or fix the form.")
             return
         self.push_screen(ExportDialog(self, self.outcome))

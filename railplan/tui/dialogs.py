@@ -47,14 +47,20 @@ calls (and the same error messages) as `railplan plan`.
 | F6 | compare every family side by side (cheapest marked `*`) |
 | Ctrl+S | save the spec as YAML |
 | Ctrl+O | load a spec (.yaml) or a design.json |
-| F7 | export spec, design JSON, cable CSV and PDFs to a folder |
+| F7 | export spec.yaml, design.json, cables.csv, sheets.pdf, testplan.pdf |
 | F8 | results full width (hide the form) and back |
 | Escape | back / close |
 | Ctrl+Q | quit |
 
 Empty fields take the spec's defaults: GPUs/node, NICs/node, ports and speed come from
-the node model, the switch from every catalog switch that runs the NIC speed (radix shown).
-Every number comes from the library; the CLI prints the same with `railplan plan --json`.
+the node model; "any (auto)" lets railplan choose among every catalog switch that runs the
+NIC speed (radix shown at that speed). "compare all" builds every family side by side and
+shows the cheapest.
+
+Counts appear first, then the traffic figures (as `railplan compare`), then a bill on
+first-fit racks and, with Bill racks "solved", the bill on the solved switch placement: the
+figures `railplan plan --json` prints. The work runs in child processes, so typing never
+waits; an edit stops the stale work. Every number comes from the library, as on the CLI.
 """
 
 
@@ -166,7 +172,7 @@ class ExportDialog(Dialog):
             yield Label(f"Export the {self.outcome.family} design to a folder", id="dialog-title")
             yield Input(str(default), id="dialog-path")
             yield Checkbox(
-                "Solve the switch placement (CP-SAT, as railplan plan; off: first-fit)",
+                "Solve switch placement (CP-SAT, as railplan plan)",
                 value=solved or not self.outcome.totals,
                 id="dialog-solve",
                 compact=True,

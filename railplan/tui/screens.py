@@ -51,7 +51,7 @@ class DrillScreen(Screen[None]):
         yield Static(f"{self.TITLE}: {s['name']} ({s['topology']})", id="drill-title")
         yield from self.body()
         yield Static("", id="drill-note")
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)
 
     def body(self) -> ComposeResult:
         yield DataTable(id="drill-table", zebra_stripes=True, cursor_type="row")
