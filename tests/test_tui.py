@@ -12,6 +12,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.console import Console
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select, Static
@@ -23,6 +24,7 @@ from railplan.summary import plan_summary
 from railplan.tui.app import RailplanApp
 from railplan.tui.exports import FILES
 from railplan.tui.form import SpecForm
+from railplan.tui.formspec import form_data, form_spec, form_values, spec_base
 from railplan.tui.views import COMPARE_ROWS, tiers_line, total_line
 
 from .conftest import EXAMPLES
@@ -387,6 +389,27 @@ async def test_drill_down_screens_open_filter_and_close(catalog):
         await pilot.press("escape", "f1")
         await pilot.pause()
         assert "railplan TUI" in screen_text(tui)
+
+
+# -- the form is the spec: every example survives a round trip through its fields -----------
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
+def test_form_fields_round_trip_every_example(example: Path):
+    spec = railplan.load_spec(example)
+    base = spec_base(spec)
+    assert form_spec(base, form_values(base)) == spec
+    # a custom node described field by field is what `--set cluster.*=...` gives
+    custom = dict(form_values(base), node="custom", gpus_per_node="8", nics_per_node="4")
+    custom.update(ports_per_nic="2", port_speed_gbps="200", nic="auto")
+    data = form_data(base, custom)
+    assert data["cluster"] == {
+        "gpus": spec.cluster.gpus,
+        "gpus_per_node": 8,
+        "nics_per_node": 4,
+        "ports_per_nic": 2,
+        "port_speed_gbps": 200,
+    }
 
 
 # -- acceptance: the core imports no textual ----------------------------------------------------
