@@ -28,6 +28,7 @@ from railplan.tui.formspec import (
     spec_base,
 )
 from railplan.tui.runner import ProcessRunner
+from railplan.tui.style import CSS as STYLESHEET
 from railplan.tui.views import compare_table, status_text, summary_table
 
 
@@ -35,7 +36,7 @@ class RailplanApp(App[None]):
     """Capture a cluster, see its fabric planned live, compare families, export the handouts."""
 
     TITLE = "railplan"
-    CSS_PATH = "railplan.tcss"
+    CSS = STYLESHEET
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "Help"),
         Binding("f2", "bom", "BOM"),

@@ -1,5 +1,9 @@
-/* railplan TUI: a form on the left, results on the right; fits 80x24 and grows. */
+"""The TUI's stylesheet: a form on the left, results on the right; fits 80x24 and grows.
 
+Kept in Python (not a .tcss file) so it ships with the package without package-data rules.
+"""
+
+CSS = """
 #main {
     height: 1fr;
 }
@@ -161,3 +165,4 @@ HelpScreen #help {
     border: thick $accent;
     background: $surface;
 }
+"""
