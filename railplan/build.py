@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from railplan.analysis.bom import Bom, bom
 from railplan.catalog import Catalog, load_catalog
@@ -54,11 +54,13 @@ def build(
     objective: str = "cost",
     time_limit_s: float | None = None,
     progress: Callable[[str], None] | None = None,
+    method: Literal["cp-sat", "naive"] = "cp-sat",
 ) -> Build:
     """Plan ``spec`` end to end; the result passes ``check`` (cables included when laid out).
 
     With several allowed switch models CP-SAT picks the one that minimises ``objective``
-    over the priced fabric; ``layout=False`` stops after the topology (fast at any size).
+    over the priced fabric; ``layout=False`` stops after the topology (fast at any size);
+    ``method="naive"`` places switches first-fit from the row end instead of solving.
     """
     catalog = catalog or load_catalog()
     say = progress or (lambda _msg: None)
@@ -74,7 +76,13 @@ def build(
         return Build(design=design, bom=None, placement=None, switch_choice=chosen)
     say("placing switches and cabling")
     design, placement = complete(
-        design, spec, catalog, objective=objective, time_limit_s=time_limit_s, progress=say
+        design,
+        spec,
+        catalog,
+        objective=objective,
+        time_limit_s=time_limit_s,
+        progress=say,
+        method=method,
     )
     problems = check(design, catalog)
     if problems:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from railplan.analysis.bom import Bom
 from railplan.build import build
@@ -31,11 +32,17 @@ class CompareRow:
         return self.design is not None
 
 
-def compare_family(spec: Spec, catalog: Catalog, family: str, layout: bool = False) -> CompareRow:
+def compare_family(
+    spec: Spec,
+    catalog: Catalog,
+    family: str,
+    layout: bool = False,
+    method: Literal["cp-sat", "naive"] = "cp-sat",
+) -> CompareRow:
     """Build ``family`` for the spec's cluster (laid out and billed when ``layout``);
     an infeasible or invalid request gives the reason."""
     try:
-        built = build(spec, catalog, topology=family, layout=layout)
+        built = build(spec, catalog, topology=family, layout=layout, method=method)
     except (InfeasibleError, SpecError) as exc:
         return CompareRow(family=family, design=None, reason=str(exc))
     design = built.design
@@ -54,13 +61,14 @@ def compare(
     families: tuple[str, ...] = FAMILIES,
     *,
     layout: bool = False,
+    method: Literal["cp-sat", "naive"] = "cp-sat",
 ) -> list[CompareRow]:
     """One row per family (roft, matrix, fat-tree, rail-only), in that order.
 
     ``layout=True`` places and cables each design and bills it (``row.bom``).
     """
     catalog = catalog or load_catalog()
-    return [compare_family(spec, catalog, family, layout) for family in families]
+    return [compare_family(spec, catalog, family, layout, method) for family in families]
 
 
 def bom_differences(base: CompareRow, other: CompareRow) -> dict[str, float]:

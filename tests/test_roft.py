@@ -115,9 +115,16 @@ def test_rail_only_refuses_with_the_maximum(catalog):
         plan(make_spec(8 * 33, topology="rail-only", switches=["cx732q-n"]), catalog)
 
 
-def test_switch_choice_prefers_fewest_switches(catalog):
-    design = plan(make_spec(1024, switches=["qm9700", "cx864e-n"]), catalog)
-    assert design.sizing.switch_model == "cx864e-n"  # 128 ports at 400G
+def test_several_allowed_switches_pick_the_cheapest_priced_fabric(catalog):
+    from railplan.build import build
+    from railplan.solve.switch_choice import choose
+
+    spec = make_spec(1024, switches=["qm9700", "cx864e-n"])
+    design = plan(spec, catalog)
+    _, report = choose(spec, catalog, "cost")
+    cheapest = min(report.bases, key=lambda c: c.cost_usd)
+    assert design.sizing.switch_model == cheapest.models["leaf"]
+    assert build(spec, catalog, layout=False).design == design  # the CLI's answer too
 
 
 def test_dual_port_nics_give_one_rail_per_port(catalog):

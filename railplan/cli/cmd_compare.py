@@ -98,9 +98,12 @@ def compare_cmd(
         bool,
         typer.Option("--layout/--no-layout", help="Lay out, cable and bill every family."),
     ] = True,
+    naive: Annotated[
+        bool, typer.Option("--naive", help="Bill on first-fit switch placement (no solver).")
+    ] = False,
 ) -> None:
     """Plan every topology family for the same cluster and compare them."""
-    rows = compare(src.spec(), src.catalog(), layout=layout)
+    rows = compare(src.spec(), src.catalog(), layout=layout, method="naive" if naive else "cp-sat")
     designs = [row_json(r, traffic) for r in rows if r.feasible]
     base = next((r for r in rows if r.family == "roft" and r.bom is not None), None)
     if base is not None:

@@ -43,12 +43,18 @@ def plan_cmd(
             "--time-limit", help="CP-SAT placement time limit in s (default: the spec's)."
         ),
     ] = None,
+    naive: Annotated[
+        bool,
+        typer.Option("--naive", help="First-fit switch placement from the row end, no solver."),
+    ] = False,
 ) -> None:
     """Plan the fabric for a cluster: switch and link counts, and (with layout) its bill."""
     if objective not in OBJECTIVES:
         raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
     say = (lambda msg: typer.echo(msg, err=True)) if sys.stderr.isatty() else None
-    built = src.build(layout=layout, objective=objective, time_limit_s=time_limit, progress=say)
+    built = src.build(
+        layout=layout, objective=objective, time_limit_s=time_limit, progress=say, naive=naive
+    )
     design = built.design
     summary = plan_summary(design)
     if built.bom is not None:

@@ -170,6 +170,7 @@ class DesignSource:
         objective: str = "cost",
         time_limit_s: float | None = None,
         progress: Callable[[str], None] | None = None,
+        naive: bool = False,
     ) -> Build:
         """The finished design with its bill: a cabled design.json is taken as it is."""
         if self.is_design_file():
@@ -186,6 +187,7 @@ class DesignSource:
                     objective=objective,
                     time_limit_s=time_limit_s,
                     progress=progress,
+                    method="naive" if naive else "cp-sat",
                 )
             bill = bom(design, self.catalog()) if design.cables else None
             return Build(design=design, bom=bill, placement=placement, switch_choice=None)
@@ -196,6 +198,7 @@ class DesignSource:
             objective=objective,
             time_limit_s=time_limit_s,
             progress=progress,
+            method="naive" if naive else "cp-sat",
         )
         self._design = built.design
         return built
