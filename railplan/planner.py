@@ -1,4 +1,4 @@
-"""plan(spec) -> Design: resolve the node, try each allowed switch, keep the best checked design."""
+"""plan(spec) -> Design: resolve the node, pick the switch model, build the family, check it."""
 
 from __future__ import annotations
 
@@ -21,13 +21,14 @@ def allowed_switches(spec: Spec, catalog: Catalog, speed_gbps: int) -> list[Swit
     return sorted(models, key=lambda m: m.id)
 
 
-def _rank(design: Design, catalog: Catalog) -> tuple[int, float, str]:
-    price = catalog.switch(design.sizing.switch_model).price_usd.value
-    return (len(design.switches), price * len(design.switches), design.sizing.switch_model)
-
-
 def plan(spec: Spec, catalog: Catalog | None = None, topology: str | None = None) -> Design:
-    """Plan the spec's fabric (or ``topology`` instead of the spec's); the result passes check."""
+    """Plan the spec's fabric (or ``topology`` instead of the spec's); the result passes check.
+
+    With one allowed switch model this is the closed-form construction. With several (or none
+    listed: every catalog switch at the NIC speed) the model whose fabric costs least, priced
+    with media at nominal lengths, is chosen by ``railplan.solve.switch_choice.choose``: the
+    same answer ``railplan plan`` and ``build`` give.
+    """
     catalog = catalog or load_catalog()
     family = topology or spec.fabric.topology
     if family not in GENERATORS:
@@ -36,21 +37,13 @@ def plan(spec: Spec, catalog: Catalog | None = None, topology: str | None = None
             f"fabric.topology: {family!r} is not a topology railplan plans; use {known}"
         )
     shape = resolve_shape(spec, catalog)
-    designs: list[Design] = []
-    reasons: list[str] = []
-    for model in allowed_switches(spec, catalog, shape.port_speed_gbps):
-        try:
-            designs.append(GENERATORS[family](spec, shape, model))
-        except InfeasibleError as exc:
-            reasons.append(str(exc))
-    if not designs:
-        if len(reasons) == 1:
-            raise InfeasibleError(reasons[0])
-        raise InfeasibleError(
-            f"no allowed switch can build this {family} fabric: " + "; ".join(reasons)
-        )
-    best = min(designs, key=lambda d: _rank(d, catalog))
-    problems = check(best)
+    models = allowed_switches(spec, catalog, shape.port_speed_gbps)
+    if len(models) > 1:
+        from railplan.solve.switch_choice import choose  # the solver package owns ortools
+
+        return choose(spec, catalog, "cost", topology=family)[0]
+    design = GENERATORS[family](spec, shape, models[0])
+    problems = check(design)
     if problems:
         raise AssertionError(f"generated design fails check: {problems[:5]}")
-    return best
+    return design
