@@ -1,0 +1,95 @@
+"""NCCL collectives: nccl-tests runs per path class, per rail and across all nodes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from railplan.testplan.context import PlanContext
+from railplan.testplan.expected import GDR_CHECK, NCCL_MIN_BW_FACTOR, nccl_check
+from railplan.testplan.model import PlanTest, Section
+from railplan.testplan.prediction import Prediction
+
+#: all-to-all expectations span at most this many nodes (a job on the first nodes)
+ALLTOALL_NODES = 128
+
+
+def nccl_test(
+    ctx: PlanContext,
+    tid: str,
+    op: str,
+    title: str,
+    nodes: Sequence[str],
+    pred: Prediction,
+    split: str | None = None,
+    refs: tuple[str, ...] = (),
+    rnd: int = 0,
+    kind: str | None = None,
+) -> PlanTest:
+    """One nccl-tests run under mpirun: the env it needs, its bus-bandwidth check and GDR."""
+    check = nccl_check(ctx.rates, ctx.design.shape.gpus, op, len(nodes), pred, bool(split))
+    env = [("NCCL_DEBUG", "INFO"), ("NCCL_IB_HCA", ctx.hca_list())]
+    if ctx.roce:
+        env.append(("NCCL_IB_GID_INDEX", str(ctx.options.gid_index)))
+    if len(nodes) == 2:
+        env.append(("NCCL_ALGO", "Ring"))
+    if split:
+        env.append(("NCCL_TESTS_SPLIT", split))
+    # nccl-tests fails below 0.9 x NCCL_TESTS_MIN_BW: set it so that point is our threshold
+    env.append(("NCCL_TESTS_MIN_BW", f"{check.threshold / NCCL_MIN_BW_FACTOR:.2f}"))
+    g, o = ctx.design.shape.gpus, ctx.options
+    hosts = (
+        f"-H {','.join(f'{n}:{g}' for n in nodes)}" if len(nodes) <= 4 else "--hostfile $HOSTFILE"
+    )
+    binary = "all_reduce_perf" if op == "all_reduce" else "alltoall_perf"
+    command = (
+        f"mpirun -np {g * len(nodes)} {hosts} --bind-to numa "
+        + " ".join(f"-x {k}={v}" if " " not in v else f'-x {k}="{v}"' for k, v in env)
+        + f" {binary} -b {o.nccl_min_bytes} -e {o.nccl_max_bytes} -f 2 -g 1"
+    )
+    return PlanTest(
+        id=tid,
+        kind=kind or f"nccl_{op}",
+        title=title,
+        nodes=tuple(nodes),
+        command=(command,),
+        checks=(check, GDR_CHECK),
+        env=tuple(env),
+        refs=refs,
+        devices=ctx.devices,
+        round=rnd,
+    )
+
+
+def nccl_section(ctx: PlanContext, reps: list[tuple[str, str, str]]) -> Section:
+    """Two-node runs per path class, all-reduce per rail and across all nodes, all-to-all."""
+    fab, tests = ctx.fabric, []
+    preds = ctx.predictor.pairs([(u, v) for _, u, v in reps])
+    for (cls, u, v), pred in zip(reps, preds, strict=True):
+        refs = tuple(fab.element_ref(e) for e in sorted(fab.pair_elements(u, v)))
+        for op, tag in (("all_reduce", "AR"), ("alltoall", "A2A")):
+            title = f"{op} {u} + {v} ({cls}), NCCL_ALGO=Ring"
+            tests.append(nccl_test(ctx, f"NCCL-{tag}-2N-{cls}", op, title, (u, v), pred, refs=refs))
+    nodes = [n.id for n in ctx.design.nodes]
+    g = ctx.design.shape.gpus
+    if len(nodes) >= 2:
+        ring = ctx.predictor.pattern("ring")
+        title = f"all_reduce on each rail alone (NCCL_TESTS_SPLIT=MOD {g}), {len(nodes)} nodes"
+        tests.append(
+            nccl_test(ctx, "NCCL-AR-RAILS", "all_reduce", title, nodes, ring, split=f"MOD {g}")
+        )
+    if len(nodes) > 2:
+        title = f"all_reduce across all {len(nodes)} nodes"
+        tests.append(nccl_test(ctx, "NCCL-AR-ALL", "all_reduce", title, nodes, ring))
+        job = nodes[:ALLTOALL_NODES]
+        a2a = ctx.predictor.pattern("alltoall", nodes=job)
+        who = f"all {len(job)} nodes" if len(job) == len(nodes) else f"the first {len(job)} nodes"
+        tests.append(
+            nccl_test(ctx, f"NCCL-A2A-{len(job)}N", "alltoall", f"alltoall across {who}", job, a2a)
+        )
+    intro = (
+        "nccl-tests all_reduce_perf and alltoall_perf. Two-node runs use NCCL_ALGO=Ring (Tree on "
+        "two nodes mostly measures NVLink); NCCL_TESTS_MIN_BW makes nccl-tests itself fail below "
+        "the threshold; the log must show NET/IB/<n>/GDRDMA. Bus bandwidth = algbw x 2(n-1)/n "
+        "for all-reduce and x (n-1)/n for all-to-all."
+    )
+    return Section("nccl", "NCCL collectives", intro, tuple(tests))

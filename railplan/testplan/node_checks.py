@@ -1,0 +1,68 @@
+"""Node checks: ACS, GPUDirect RDMA, port state, rate and MTU, and RoCE settings of every node."""
+
+from __future__ import annotations
+
+from railplan.testplan.context import PlanContext
+from railplan.testplan.expected import same_check
+from railplan.testplan.model import PlanTest, Section
+
+
+def node_section(ctx: PlanContext) -> Section:
+    """One test per node: the same commands and checks on every node."""
+    shape, opts = ctx.design.shape, ctx.options
+    n = shape.ports
+    rate = ctx.rates.port_gbps
+    prio = opts.lossless_priority
+    checks = [
+        same_check("acs_srcvalid_on", 0, "devices", "lower",
+              "PCIe ACS must be off (ACSCtl SrcValid-) or GPU-NIC traffic detours via the CPU"),
+        same_check("nvidia_peermem", 1, "loaded", "higher",
+              "GPUDirect RDMA needs the nvidia_peermem module, else NCCL loses /GDRDMA"),
+        same_check("ports_active", n, "ports", "equal",
+              f"all {n} back-end ports of the design are cabled, so all must be Active"),
+        same_check("ports_at_rate", n, "ports", "equal",
+              f"the design runs every port at {rate} Gb/s", target=rate),
+        same_check("ports_mtu", n, "ports", "equal",
+              f"active MTU {opts.mtu} on every port (the RDMA MTU the plan assumes)",
+              target=opts.mtu),
+    ]  # fmt: skip
+    if ctx.roce:
+        checks += [
+            same_check("gid_roce_v2", n, "ports", "equal",
+                  f"GID index {opts.gid_index} must be RoCE v2 with an address on every port"),
+            same_check("pfc_lossless", n, "ports", "equal",
+                  f"PFC on priority {prio}, the lossless RoCE class"),
+            same_check("ecn_enabled", n, "ports", "equal",
+                  f"ECN (DCQCN) enabled on priority {prio}"),
+        ]  # fmt: skip
+    dev0 = ctx.devices[0]
+    command = [
+        "sudo lspci -vvv | grep -c 'ACSCtl:.*SrcValid+'",
+        "lsmod | grep -c '^nvidia_peermem'",
+        f"ibstat {dev0}   # State: Active, Rate: {rate}; repeat for each device",
+        f"ibv_devinfo -d {dev0} | grep active_mtu",
+    ]
+    if ctx.roce:
+        command += [
+            f"cat /sys/class/infiniband/{dev0}/ports/1/gid_attrs/types/{opts.gid_index}",
+            f"mlnx_qos -i $(ibdev2netdev | awk '$1==\"{dev0}\"{{print $5}}')",
+        ]
+    tests = tuple(
+        PlanTest(
+            id=f"NODE-{node.id}",
+            kind="node",
+            title=f"{node.id}: ACS, GPUDirect RDMA, {n} ports at {rate}G/MTU {opts.mtu}",
+            nodes=(node.id,),
+            command=tuple(command),
+            checks=tuple(checks),
+            refs=tuple(ctx.node_ref(node.id, p) for p in range(n)),
+            devices=ctx.devices,
+        )
+        for node in ctx.design.nodes
+    )
+    intro = (
+        "Run on every node before any fabric test. A node failing here explains any slow "
+        "result it takes part in (seed 004: ACS on halves bandwidth). Devices "
+        f"{', '.join(ctx.devices)} are node ports 0..{n - 1}; confirm with ibdev2netdev."
+    )
+    return Section("node", "Node checks", intro, tests)

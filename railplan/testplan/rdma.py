@@ -1,0 +1,97 @@
+"""Per-link RDMA: ib_write_bw and ib_write_lat for every path class and rail-crossing probe."""
+
+from __future__ import annotations
+
+from railplan.testplan.context import PlanContext
+from railplan.testplan.coverage import schedule
+from railplan.testplan.expected import bw_check, lat_check
+from railplan.testplan.fabric import Flow, class_rank
+from railplan.testplan.model import Check, PlanTest, Section
+from railplan.testplan.prediction import ALONE
+
+
+def representatives(ctx: PlanContext) -> list[tuple[str, str, str]]:
+    """One node pair per path class: (class, u, v), starting from the first node."""
+    nodes = ctx.design.nodes
+    if len(nodes) < 2:
+        return []
+    u = nodes[0].id
+    found: dict[str, str] = {}
+    for v in nodes[1:]:
+        found.setdefault(ctx.fabric.pair_class(u, v.id), v.id)
+    return sorted(((c, u, v) for c, v in found.items()), key=lambda t: class_rank(t[0]))
+
+
+def _rdma_pair(
+    ctx: PlanContext, tid: str, flow: Flow, cls: str, what: str, rnd: int = 0
+) -> list[PlanTest]:
+    """ib_write_bw and ib_write_lat for one flow: server on the destination, then the client."""
+    fab = ctx.fabric
+    src, ps, dst, pd = flow
+    dev_s, dev_d = ctx.devices[ps], ctx.devices[pd]
+    refs = (ctx.node_ref(src, ps), ctx.node_ref(dst, pd))
+    groups = tuple(fab.element_ref(e) for e in sorted(fab.flow_elements(flow)))
+    hops = fab.switch_hops(cls)
+
+    def ib_write(test: str, flags: str, about: str, check: Check, rnd: int = 0) -> PlanTest:
+        tool = f"ib_write_{test}"
+        return PlanTest(
+            id=f"{test.upper()}-{tid}",
+            kind=f"rdma_{test}",
+            title=f"{tool} {src}:{dev_s} -> {dst}:{dev_d} ({about})",
+            nodes=(dst, src),
+            command=(
+                f"{dst}$ {tool} -d {dev_d} {flags}",
+                f"{src}$ {tool} -d {dev_s} {flags} {dst}",
+            ),
+            checks=(check,),
+            refs=refs + groups,
+            devices=(dev_d, dev_s),
+            ports=(pd, ps),
+            round=rnd,
+        )
+
+    bw_flags = f"-F --report_gbits{ctx.gid_flag()} -D 10"
+    bw = bw_check(ctx.rates, ctx.options.bw_tolerance, ALONE)
+    out = [ib_write("bw", bw_flags, f"{what}, {hops} switch hop(s)", bw, rnd)]
+    if not tid.startswith("xrail"):
+        lat_flags = f"-F{ctx.gid_flag()} -n 10000"
+        out.append(ib_write("lat", lat_flags, what, lat_check(ctx.rates, hops)))
+    return out
+
+
+def rdma_section(ctx: PlanContext, reps: list[tuple[str, str, str]], probes: list[Flow]) -> Section:
+    """RDMA tests for one representative pair per path class, then the rail-crossing probes."""
+    tests: list[PlanTest] = []
+    shape = ctx.design.shape
+    for cls, u, v in reps:
+        for flow in ctx.fabric.flows(u, v):
+            src, ps, _, pd = flow
+            name = shape.port_name(ps)
+            if ps != pd:
+                name += "-ab" if src == u else "-ba"
+            tests += _rdma_pair(ctx, f"{cls}-{name}", flow, cls, cls)
+    # probes that share no NIC port and no link run together, round by round
+    busy = [
+        {f"{src}:{ps}", f"{dst}:{pd}", *ctx.fabric.flow_elements((src, ps, dst, pd))}
+        for src, ps, dst, pd in probes
+    ]
+    rounds = schedule(busy)
+    width = max(3, len(str(len(probes))))
+    for i, (flow, rnd) in enumerate(zip(probes, rounds, strict=True), start=1):
+        src, ps, dst, pd = flow
+        cls = ctx.fabric.path(ctx.fabric.leaf(src, ps), ctx.fabric.leaf(dst, pd))[0]
+        what = f"rail-crossing probe, {cls}"
+        tests += _rdma_pair(ctx, f"xrail-{i:0{width}d}", flow, cls, what, rnd)
+    classes = ", ".join(f"{c} ({u} - {v})" for c, u, v in reps) or "none (one node)"
+    intro = (
+        "ib_write_bw and ib_write_lat between the two ends of every path class, one NIC port "
+        f"at a time (start the server, then the client). Path classes: {classes}."
+    )
+    if probes:
+        intro += (
+            f" {len(probes)} rail-crossing probe(s) (NIC k to NIC j) exercise links that "
+            "same-rail traffic never takes (NCCL keeps traffic on its rail); they run in "
+            f"{max(rounds)} round(s) of probes that share no port and no link."
+        )
+    return Section("rdma", "Per-link RDMA", intro, tuple(tests))
