@@ -104,3 +104,12 @@ def test_console_script_entry_point():
         check=True,
     ).stdout
     assert json.loads(out)["switches"]["total"] == 1
+
+
+def test_readme_python_api_block_runs(monkeypatch, capsys):
+    text = (ROOT / "README.md").read_text()
+    block = text[text.index("## Python API") :].split("```python")[1].split("```")[0]
+    monkeypatch.chdir(ROOT)
+    exec(compile(block, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "'total': 48" in out and "rail-only cluster.gpus" in out
