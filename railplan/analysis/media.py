@@ -502,6 +502,33 @@ def select(
     naming the length when nothing reaches it.
     """
     _check_length(length_m)
+    comp, plans, what = _class_plans(
+        catalog,
+        speed_gbps,
+        a_form_factor,
+        a_ports_per_cage,
+        b_form_factor,
+        b_ports_per_cage,
+        breakout,
+        parallel,
+    )
+    best = _cheapest(plans, length_m)
+    if best is None:
+        raise InfeasibleError(_unreachable(plans, length_m, what))
+    return _per_run(comp, best)[0]
+
+
+def _class_plans(
+    catalog: Catalog,
+    speed_gbps: int,
+    a_form_factor: str,
+    a_ports_per_cage: int,
+    b_form_factor: str,
+    b_ports_per_cage: int,
+    breakout: int,
+    parallel: bool,
+) -> tuple[_Comp, tuple[_Plan, ...], str]:
+    """One link class: its typical component, every way to cable it, and how to name it."""
     comp = _typical(
         speed_gbps,
         a_form_factor,
@@ -511,12 +538,8 @@ def select(
         breakout,
         parallel,
     )
-    plans = _plans(_index(catalog), comp)
     what = _describe(speed_gbps, a_form_factor, a_ports_per_cage, b_form_factor, b_ports_per_cage)
-    best = _cheapest(plans, length_m)
-    if best is None:
-        raise InfeasibleError(_unreachable(plans, length_m, what))
-    return _per_run(comp, best)[0]
+    return comp, _plans(_index(catalog), comp), what
 
 
 def _check_length(length_m: float) -> None:
@@ -546,7 +569,8 @@ def cost_table(
     parallel: bool = False,
 ) -> list[float]:
     """Per-link cost at each length (``math.inf`` where nothing reaches), as ``select`` prices it."""
-    comp = _typical(
+    comp, plans, what = _class_plans(
+        catalog,
         speed_gbps,
         a_form_factor,
         a_ports_per_cage,
@@ -555,11 +579,7 @@ def cost_table(
         breakout,
         parallel,
     )
-    plans = _plans(_index(catalog), comp)
     if not plans:
-        what = _describe(
-            speed_gbps, a_form_factor, a_ports_per_cage, b_form_factor, b_ports_per_cage
-        )
         raise InfeasibleError(_unreachable(plans, 0.0, what))
     out = []
     for length in lengths_m:
@@ -584,7 +604,8 @@ def cost_steps(
     A link of length L costs the first step whose length is >= L; past the last step nothing
     in the catalog reaches.
     """
-    comp = _typical(
+    comp, plans, _ = _class_plans(
+        catalog,
         speed_gbps,
         a_form_factor,
         a_ports_per_cage,
@@ -593,7 +614,6 @@ def cost_steps(
         breakout,
         parallel,
     )
-    plans = _plans(_index(catalog), comp)
     marks = sorted(
         {s for p in plans for inst in p.instances for part in inst.parts for s in part.lengths_m}
         | {p.reach_m for p in plans if math.isfinite(p.reach_m)}
