@@ -55,19 +55,15 @@ def test_compare_matrix_saves_a_third_of_the_switches(cli):
     assert designs["fat-tree"]["traffic"]["pairs"]["fraction_full"] < 0.5
 
 
+#: a 256-GPU per-rack fat-tree, analysed with JSON output
+ANALYZE_PER_RACK = (
+    "analyze", "--gpus", "256", "--node", "hgx-h100-8x400g", "--switch", "qm9700",
+    "--topology", "fat-tree", "--json",
+)  # fmt: skip
+
+
 def test_analyze_json_keys_and_determinism(cli):
-    args = [
-        "analyze",
-        "--gpus",
-        "256",
-        "--node",
-        "hgx-h100-8x400g",
-        "--switch",
-        "qm9700",
-        "--topology",
-        "fat-tree",
-        "--json",
-    ]
+    args = ANALYZE_PER_RACK
     first = cli(*args)
     assert first.code == 0, first.err
     data = json.loads(first.out)
@@ -78,18 +74,7 @@ def test_analyze_json_keys_and_determinism(cli):
 
 
 def test_analyze_more_flows_per_nic_raise_the_mean(cli):
-    base = [
-        "analyze",
-        "--gpus",
-        "256",
-        "--node",
-        "hgx-h100-8x400g",
-        "--switch",
-        "qm9700",
-        "--topology",
-        "fat-tree",
-        "--json",
-    ]
+    base = ANALYZE_PER_RACK
     one = json.loads(cli(*base, "--flows-per-nic", "1").out)["bandwidth"]["mean"]
     eight = json.loads(cli(*base, "--flows-per-nic", "8").out)["bandwidth"]["mean"]
     assert eight > one + 0.1
