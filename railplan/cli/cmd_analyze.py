@@ -10,7 +10,7 @@ from rich.table import Table
 
 from railplan.analysis.collisions import analyze
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, design_command, print_json, write_atomic
+from railplan.cli.common import DesignSource, JsonFlag, design_command, print_json, write_atomic
 from railplan.cli.progress import progress_bar
 from railplan.cli.show import print_table
 
@@ -85,9 +85,7 @@ def analyze_cmd(
     hash_model: Annotated[
         str, typer.Option("--hash", help="ECMP hash: crc32 (5-tuple) or random (uniform).")
     ] = "crc32",
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object on stdout.")
-    ] = False,
+    json_out: JsonFlag = False,
     csv_out: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option("--csv", help="Write one row per node pair to this CSV file."),

@@ -6,7 +6,15 @@ from typing import Annotated, Optional
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, design_command, emit_report, laid_out_design
+from railplan.cli.common import (
+    DesignSource,
+    JsonFlag,
+    NamesPath,
+    ReportPath,
+    design_command,
+    emit_report,
+    laid_out_design,
+)
 from railplan.cli.show import print_table, rows_table
 from railplan.loop.asbuilt import check_asbuilt
 
@@ -27,17 +35,9 @@ def asbuilt_cmd(
         Optional[Path],  # noqa: UP045
         typer.Option("--iblinkinfo", help="iblinkinfo output file."),
     ] = None,
-    names: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option("--names", help="Name map (YAML/JSON) from site names to design names."),
-    ] = None,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object on stdout.")
-    ] = False,
-    report: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option("--report", help="Also write a printable Markdown summary here."),
-    ] = None,
+    names: NamesPath = None,
+    json_out: JsonFlag = False,
+    report: ReportPath = None,
 ) -> None:
     """Check the as-built cabling against the plan; exit 1 when anything needs fixing."""
     design = laid_out_design(src)

@@ -7,7 +7,7 @@ from rich.table import Table
 
 from railplan.analysis.collisions import summary_for_compare
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, design_command, print_json
+from railplan.cli.common import DesignSource, JsonFlag, design_command, print_json
 from railplan.cli.show import print_table
 from railplan.compare import CompareRow, bom_differences, compare
 from railplan.summary import plan_summary
@@ -87,9 +87,7 @@ def _num(d: dict[str, Any], test: str, key: str) -> str:
 @design_command
 def compare_cmd(
     src: DesignSource,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object on stdout.")
-    ] = False,
+    json_out: JsonFlag = False,
     traffic: Annotated[
         bool,
         typer.Option("--traffic/--no-traffic", help="Add pair-test and all-to-all figures."),

@@ -6,7 +6,15 @@ from typing import Annotated, Optional
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, design_command, emit_report, laid_out_design
+from railplan.cli.common import (
+    DesignSource,
+    JsonFlag,
+    NamesPath,
+    ReportPath,
+    design_command,
+    emit_report,
+    laid_out_design,
+)
 from railplan.cli.show import print_table, rows_table
 from railplan.loop.grade import grade, load_expectations
 
@@ -23,17 +31,9 @@ def grade_cmd(
         Optional[Path],  # noqa: UP045
         typer.Option("--expectations", help="Expectations JSON/YAML (default: the plan's own)."),
     ] = None,
-    names: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option("--names", help="Name map (YAML/JSON) for LLDP checks."),
-    ] = None,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object on stdout.")
-    ] = False,
-    report: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option("--report", help="Also write a Markdown report here."),
-    ] = None,
+    names: NamesPath = None,
+    json_out: JsonFlag = False,
+    report: ReportPath = None,
 ) -> None:
     """Grade test results against the plan's thresholds; exit 1 when a test fails."""
     design = laid_out_design(src)

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, design_command, print_json, write_atomic
+from railplan.cli.common import DesignSource, JsonFlag, design_command, print_json, write_atomic
 from railplan.cli.show import plan_table, print_table
 from railplan.errors import SpecError
 from railplan.model import design_to_json
@@ -20,9 +20,7 @@ from railplan.summary import plan_summary
 @design_command
 def plan_cmd(
     src: DesignSource,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print one JSON object on stdout.")
-    ] = False,
+    json_out: JsonFlag = False,
     out_dir: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option("-o", "--out", help="Write design.json and spec.yaml into this directory."),

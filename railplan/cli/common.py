@@ -96,6 +96,17 @@ SOURCE_PARAMS: list[tuple[str, Any]] = [
 ]
 
 
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+ReportPath = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option("--report", help="Also write a printable Markdown report here."),
+]
+NamesPath = Annotated[
+    Optional[Path],  # noqa: UP045
+    typer.Option("--names", help="Name map (YAML/JSON) from site names to design names."),
+]
+
+
 @dataclass
 class DesignSource:
     """The user's answer to 'which design?': a spec file, a design.json, or quick flags."""
