@@ -33,9 +33,9 @@ QUICK = [
 
 
 def run_case(case: dict[str, Any]) -> dict[str, Any]:
-    from railplan.analysis.collisions import analyze, summary_for_compare
-    from railplan.planner import plan
+    from railplan.pipeline.plan import plan
     from railplan.spec import spec_from_dict
+    from railplan.traffic.collisions import analyze, summary_for_compare
 
     spec = {
         "cluster": {"gpus": case["gpus"], "node": case.get("node", NODE)},

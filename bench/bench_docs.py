@@ -42,11 +42,12 @@ def listed_once(pdf: bytes, cables: list[str]) -> bool:
 
 
 def run(example: str) -> dict[str, Any]:
-    from railplan.analysis.bom import bom
     from railplan.catalog import load_catalog
-    from railplan.pipeline import complete
-    from railplan.planner import plan
-    from railplan.render.pdf_sheets import render_labels, render_sheets
+    from railplan.physical.bom import bom
+    from railplan.pipeline.layout import complete
+    from railplan.pipeline.plan import plan
+    from railplan.render.pdf_labels import render_labels
+    from railplan.render.pdf_sheets import render_sheets
     from railplan.render.pdf_testplan import render_testplan
     from railplan.render.scripts import render_scripts
     from railplan.render.testplan_data import plan_to_json, plan_to_yaml

@@ -19,12 +19,12 @@ CASES: list[dict[str, Any]] = [
 
 
 def run(case: dict[str, Any], time_limit: float | None) -> dict[str, Any]:
-    from railplan.analysis.bom import bom
-    from railplan.analysis.cabling import build_cables, placements_of, positions
-    from railplan.analysis.layout import build_floor
-    from railplan.analysis.media import DesignCoster
     from railplan.catalog import load_catalog
-    from railplan.planner import plan
+    from railplan.physical.bom import bom
+    from railplan.physical.cabling import build_cables, placements_of, positions
+    from railplan.physical.costers import DesignCoster
+    from railplan.physical.floor import build_floor
+    from railplan.pipeline.plan import plan
     from railplan.solve.placement import naive_placement, place_switches
     from railplan.spec import spec_from_dict
 

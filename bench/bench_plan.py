@@ -34,7 +34,7 @@ QUICK = {1024, 8192}
 
 def run_one(kind: str, topology: str, gpus: int, node: str, switch: str) -> dict[str, object]:
     import railplan
-    from railplan.model import design_to_json
+    from railplan.design import design_to_json
 
     fabric = {"topology": "roft" if topology == "all" else topology, "switches": [switch]}
     spec = railplan.spec_from_dict(
@@ -42,8 +42,8 @@ def run_one(kind: str, topology: str, gpus: int, node: str, switch: str) -> dict
     )
     t0 = time.perf_counter()
     if kind.startswith("compare"):
-        from railplan.analysis.collisions import summary_for_compare
-        from railplan.compare import compare
+        from railplan.pipeline.compare import compare
+        from railplan.traffic.collisions import summary_for_compare
 
         rows = compare(spec)
         if kind == "compare+traffic":

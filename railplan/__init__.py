@@ -3,14 +3,7 @@
 from __future__ import annotations
 
 from railplan.catalog import Catalog, load_catalog
-from railplan.errors import (
-    CatalogError,
-    DesignFileError,
-    InfeasibleError,
-    RailplanError,
-    SpecError,
-)
-from railplan.model import (
+from railplan.design import (
     Cable,
     Design,
     Link,
@@ -24,11 +17,17 @@ from railplan.model import (
     design_from_json,
     design_to_json,
 )
-from railplan.planner import plan
+from railplan.errors import (
+    CatalogError,
+    DesignFileError,
+    InfeasibleError,
+    RailplanError,
+    SpecError,
+)
+from railplan.pipeline.plan import plan
 from railplan.spec import Spec, load_spec, spec_from_dict
 from railplan.validate import check
-
-__version__ = "0.1.0"
+from railplan.version import __version__
 
 __all__ = [
     "Cable",
@@ -48,6 +47,7 @@ __all__ = [
     "Spec",
     "SpecError",
     "Switch",
+    "__version__",
     "check",
     "design_from_json",
     "design_to_json",

@@ -21,3 +21,7 @@ class InfeasibleError(RailplanError):
 
 class DesignFileError(RailplanError):
     """A design.json file cannot be read."""
+
+
+class FieldInputError(RailplanError):
+    """A field input (tool output, results folder, name map, expectations) cannot be used."""

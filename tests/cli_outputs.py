@@ -78,7 +78,7 @@ def manifest() -> dict[str, str]:
     for example in SMALL:
         for label, template in COMMANDS:
             found.update(outputs(example, label, template))
-    code, stdout, _ = run(["schema"])
+    _code, stdout, _ = run(["schema"])
     found["schema/stdout"] = _digest(stdout.encode())
     return found
 

@@ -9,10 +9,11 @@ from pathlib import Path
 import pytest
 
 import railplan
-from railplan.loop import LoopError
-from railplan.loop.asbuilt import check_asbuilt
-from railplan.loop.names import Endpoint, NameMap
-from railplan.model import Cable, Design
+from railplan.design import Cable, Design
+from railplan.field import FieldInputError
+from railplan.field.asbuilt import check_asbuilt
+from railplan.field.names import Endpoint, NameMap
+from railplan.render.field_report import report_markdown
 
 # -- designs ------------------------------------------------------------------------------------
 
@@ -292,7 +293,7 @@ def render_iblinkinfo(design: Design, edges: list[Edge]) -> str:
 # -- the acceptance checks ----------------------------------------------------------------------
 
 
-def assert_six(report: railplan.loop.asbuilt.AsBuiltReport, design: Design, truth: dict) -> None:
+def assert_six(report: railplan.field.asbuilt.AsBuiltReport, design: Design, truth: dict) -> None:
     kinds = sorted(f.kind for f in report.findings)
     assert kinds == ["missing", "swap", "swap", "swap", "unexpected", "wrong_speed"], (
         report.summary_rows()
@@ -322,7 +323,7 @@ def assert_six(report: railplan.loop.asbuilt.AsBuiltReport, design: Design, trut
     json.dumps(doc)  # serialisable
     assert doc["counts"] == counts and len(doc["findings"]) == 6
     assert len(report.summary_rows()) == 6
-    md = report.to_markdown()
+    md = report_markdown(report)
     assert "FAIL" in md and all(label in md for f in report.findings for label in f.labels)
 
 
@@ -395,12 +396,12 @@ def test_unknown_lldp_device_is_a_warning_not_a_finding(eth_design: Design, tmp_
 
 
 def test_inputs_are_required_and_must_exist(eth_design: Design, tmp_path: Path) -> None:
-    with pytest.raises(LoopError, match="at least one"):
+    with pytest.raises(FieldInputError, match="at least one"):
         check_asbuilt(eth_design)
-    with pytest.raises(LoopError, match="does not exist"):
+    with pytest.raises(FieldInputError, match="does not exist"):
         check_asbuilt(eth_design, lldp=[tmp_path / "nope"])
     (tmp_path / "empty").mkdir()
-    with pytest.raises(LoopError, match="holds no files"):
+    with pytest.raises(FieldInputError, match="holds no files"):
         check_asbuilt(eth_design, lldp=[tmp_path / "empty"])
 
 
@@ -419,7 +420,7 @@ def test_bad_name_maps_are_clear_errors(
 ) -> None:
     path = tmp_path / "names.yaml"
     path.write_text(text, encoding="utf-8")
-    with pytest.raises(LoopError, match=message) as info:
+    with pytest.raises(FieldInputError, match=message) as info:
         NameMap.load(eth_design, path)
     assert "names.yaml" in str(info.value)
 

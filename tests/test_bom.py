@@ -6,11 +6,12 @@ import dataclasses
 
 import pytest
 
-from railplan.analysis import media
-from railplan.analysis.bom import NO_CABLES, bom
 from railplan.catalog import Catalog
+from railplan.design import Cable, Design, Link, Node, NodeShape, Routing, Sizing, Switch
 from railplan.errors import InfeasibleError
-from railplan.model import Cable, Design, Link, Node, NodeShape, Routing, Sizing, Switch
+from railplan.physical import media
+from railplan.physical.bom import NO_CABLES, bom
+from railplan.validate.cables import check_cables
 from tests.conftest import make_spec
 
 LEAF = "cx864e-n"  # 64 x 800G OSFP cages, run as 128 x 400G (two ports per cage)
@@ -87,7 +88,7 @@ HAND_CABLES = (
 
 def test_hand_built_design_counts_and_totals(catalog: Catalog) -> None:
     design = hand_design(HAND_CABLES)
-    assert media.check_cables(design, catalog) == []
+    assert check_cables(design, catalog) == []
     got = bom(design, catalog)
     counts = {(ln.part, ln.length_m): ln.count for ln in got.lines}
     assert counts == {
@@ -169,7 +170,7 @@ def test_nics_are_priced_on_request(catalog: Catalog) -> None:
 
 
 def test_bom_of_a_planned_design_matches_the_media_assignment(catalog: Catalog) -> None:
-    from railplan.planner import plan
+    from railplan.pipeline.plan import plan
 
     design = plan(make_spec(256, "dgx-h100", switches=["qm9700"]), catalog)
     lengths = {lk.id: 4.0 + (i % 7) * 6.0 for i, lk in enumerate(design.links)}

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from railplan import check, load_spec
-from railplan.build import build
-from railplan.compare import bom_differences, compare
+from railplan.pipeline.build import build
+from railplan.pipeline.compare import bom_differences, compare
 from tests.conftest import EXAMPLES
 
 

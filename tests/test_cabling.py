@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from railplan import load_spec, plan
-from railplan.analysis import media
-from railplan.analysis.bom import bom
-from railplan.analysis.cabling import Position, routed_lengths
-from railplan.analysis.layout import build_floor
 from railplan.errors import InfeasibleError
-from railplan.pipeline import complete
+from railplan.physical import media
+from railplan.physical.bom import bom
+from railplan.physical.cabling import Position, routed_lengths
+from railplan.physical.floor import build_floor
+from railplan.pipeline.layout import complete
 from railplan.spec import spec_from_dict
+from railplan.validate.cables import check_cables
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 SPECS = sorted(EXAMPLES.glob("*.yaml"))
@@ -54,7 +55,7 @@ def test_every_example_is_cabled_from_the_floor(catalog, path):
         for t in (cable.transceiver_a, cable.transceiver_b):
             if t:
                 assert catalog.transceivers[t].reach_m.value >= cable.length_m
-    assert media.check_cables(design, catalog) == []
+    assert check_cables(design, catalog) == []
     # transceivers counted per cage: one module however many links the cage carries
     modules: dict[tuple[str, int], set[str]] = defaultdict(set)
     for cable in design.cables:
@@ -112,7 +113,7 @@ def test_mixed_optics_on_one_twin_cage_are_refused(catalog):
         and catalog.transceivers[first.transceiver_b].fibre != t.fibre
     )
     cables[pair[0]] = dataclasses.replace(first, transceiver_b=other)
-    problems = media.check_cables(dataclasses.replace(design, cables=tuple(cables)), catalog)
+    problems = check_cables(dataclasses.replace(design, cables=tuple(cables)), catalog)
     assert any("one module serves the whole cage" in p for p in problems)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import railplan
-from railplan.model import design_to_json
+from railplan.design import design_to_json
 from tests.test_asbuilt import render_ibnetdiscover, roft, six_faults
 from tests.test_grade import pick_bad_link, scripted_results, small_roft
 

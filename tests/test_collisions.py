@@ -8,15 +8,15 @@ from functools import cache
 import numpy as np
 import pytest
 
-from railplan.analysis import collisions
-from railplan.analysis.collisions import analyze, summary_for_compare
-from railplan.analysis.flows import PatternError
-from railplan.analysis.hashing import expected_permutation_throughput
-from railplan.analysis.toy import two_tier
-from railplan.model import Design
-from railplan.planner import plan
-from railplan.routing import RoutingError
+from railplan.design import Design
+from railplan.pipeline.plan import plan
 from railplan.spec import spec_from_dict
+from railplan.traffic import collisions
+from railplan.traffic.collisions import analyze, summary_for_compare
+from railplan.traffic.flows import PatternError
+from railplan.traffic.hashing import expected_permutation_throughput
+from railplan.traffic.routing import RoutingError
+from tests.toy import two_tier
 
 
 @cache

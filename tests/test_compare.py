@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from railplan import check, load_spec, plan, spec_from_dict
-from railplan.compare import FAMILIES, compare
-from railplan.metrics import inter_switch_links, max_hops
-from railplan.model import Design
+from railplan.design import Design
+from railplan.design.metrics import inter_switch_links, max_hops
+from railplan.pipeline.compare import FAMILIES, compare
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 MY_EXAMPLES = ["seed003-matrix", "seed003-roft", "fat-tree-1k", "matrix-4k"]

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from railplan import design_from_json, design_to_json, plan
-from railplan.summary import plan_summary
+from railplan.design.summary import plan_summary
 from tests.conftest import EXAMPLES, ROOT, make_spec
 
 REQUIRED_KEYS = {

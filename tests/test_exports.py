@@ -13,7 +13,7 @@ import pytest
 
 from railplan import load_spec, plan
 from railplan.errors import DesignFileError, InfeasibleError
-from railplan.pipeline import complete
+from railplan.pipeline.layout import complete
 from railplan.render import cables_csv, dot, ibtopo, netbox, p2p
 from railplan.render.atomic import write_atomic
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from railplan import InfeasibleError, SpecError, check, plan, spec_from_dict
-from railplan.metrics import max_hops
-from railplan.model import Design
+from railplan.design import Design
+from railplan.design.metrics import max_hops
 
 
 def ft_spec(gpus: int, node: str = "hgx-h100-8x400g", per_rack: int = 4, **fabric: Any) -> Any:

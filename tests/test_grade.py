@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 import railplan
-from railplan.loop import Expectation, LoopError, load_expectations
-from railplan.loop.diagnose import PairResult, diagnose, link_sets
-from railplan.loop.grade import _pinned_ports, expectations_from_plan, grade
-from railplan.model import Design
+from railplan.design import Design
+from railplan.field import Expectation, FieldInputError, load_expectations
+from railplan.field.diagnose import PairResult, diagnose, link_sets
+from railplan.field.grade import _pinned_ports, grade
+from railplan.render.field_report import report_markdown
+from railplan.testplan import expectations as expectations_from_plan
 
 # -- synthetic tool outputs -----------------------------------------------------------------------
 
@@ -209,7 +211,7 @@ def test_slow_node_and_bad_spine_link(design: Design, tmp_path: Path) -> None:
     doc = report.to_json()
     json.dumps(doc)
     assert doc["diagnosis"]["node_faults"][0]["node"] == slow_node
-    md = report.to_markdown()
+    md = report_markdown(report)
     assert "## Diagnosis" in md and slow_node in md and bad in md
     assert report.counts()["fail"] == len(report.failed())
 
@@ -322,12 +324,12 @@ def test_bad_expectations_are_refused(kwargs: dict[str, object], message: str) -
         "unit": "GB/s",
     }
     base.update(kwargs)
-    with pytest.raises(LoopError, match=message):
+    with pytest.raises(FieldInputError, match=message):
         Expectation(**base)  # type: ignore[arg-type]
 
 
 def test_results_folder_must_exist(design: Design, tmp_path: Path) -> None:
-    with pytest.raises(LoopError, match="does not exist"):
+    with pytest.raises(FieldInputError, match="does not exist"):
         grade(design, [], tmp_path / "nope")
     report = grade(design, None, tmp_path)  # the design's default test plan
     assert report.results and {r.status for r in report.results} == {"missing"}
@@ -336,7 +338,6 @@ def test_results_folder_must_exist(design: Design, tmp_path: Path) -> None:
 def test_testplan_expectations_are_accepted(tmp_path: Path) -> None:
     """The test plan's own checks convert to expectations and grade (compatibility)."""
     testplan = pytest.importorskip("railplan.testplan")
-    from railplan.loop import expectations_from_plan
 
     design = small_roft("dmodk")
     try:

@@ -8,7 +8,7 @@ import zlib
 import numpy as np
 import pytest
 
-from railplan.analysis.hashing import (
+from railplan.traffic.hashing import (
     HashError,
     collision_probability,
     crc32_register,
@@ -20,8 +20,8 @@ from railplan.analysis.hashing import (
     switch_hash,
     switch_seeds,
 )
-from railplan.analysis.toy import two_tier
-from railplan.routing import fabric_index, flow_hash, route_bulk
+from railplan.traffic.routing import fabric_index, flow_hash, route_bulk
+from tests.toy import two_tier
 
 
 def kernel_sport(lqpn: int, rqpn: int) -> int:

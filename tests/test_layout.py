@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from railplan import plan
-from railplan.analysis.cabling import positions, routed_lengths
-from railplan.analysis.layout import End, build_floor, node_slots, tor_slots
 from railplan.errors import SpecError
-from railplan.pipeline import complete
+from railplan.physical.cabling import positions, routed_lengths
+from railplan.physical.floor import End, build_floor, node_slots, tor_slots
+from railplan.pipeline.layout import complete
 from railplan.spec import U_HEIGHT_M, spec_from_dict
 
 
@@ -153,7 +153,7 @@ def test_given_tray_graph_and_drops(catalog):
 
 def test_given_tray_graph_errors_name_the_field():
     with pytest.raises(SpecError, match=r"layout\.trays\.segments\.0: unknown point 'x'"):
-        from railplan.analysis.layout import _given_trays
+        from railplan.physical.floor import _given_trays
 
         _given_trays(
             two_rack_spec(

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from railplan import InfeasibleError, SpecError, check, plan, spec_from_dict
-from railplan.model import Design, Link
+from railplan.design import Design, Link
 from railplan.topology.matrix import matrix_capacity, size_matrix
 from railplan.topology.shape import leaf_split
 from tests.conftest import make_spec

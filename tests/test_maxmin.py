@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from railplan.analysis.hashing import expected_permutation_throughput
-from railplan.analysis.maxmin import Incidence, MaxMinError, max_min_fair
+from railplan.traffic.hashing import expected_permutation_throughput
+from railplan.traffic.maxmin import Incidence, MaxMinError, max_min_fair
 
 
 def reference_max_min(a: np.ndarray, cap: np.ndarray, demand: np.ndarray) -> np.ndarray:

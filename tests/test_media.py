@@ -6,11 +6,13 @@ import math
 
 import pytest
 
-from railplan.analysis import media
-from railplan.analysis.media import CageEnd, LinkRun
 from railplan.catalog import Catalog
+from railplan.design import Cable
 from railplan.errors import InfeasibleError
-from railplan.model import Cable
+from railplan.physical import media
+from railplan.physical.costers import DesignCoster
+from railplan.physical.media import CageEnd, LinkRun
+from railplan.validate.cables import check_cables
 from tests.conftest import make_spec
 
 # link classes: (speed, a form factor, a ports per cage, b form factor, b ports per cage, parallel)
@@ -215,7 +217,7 @@ def test_a_port_used_twice_is_refused(catalog: Catalog) -> None:
 def test_check_cables_flags_two_optics_in_one_cage(catalog: Catalog) -> None:
     import dataclasses
 
-    from railplan.planner import plan
+    from railplan.pipeline.plan import plan
 
     design = plan(make_spec(32, "dgx-h100", switches=["qm9700"]), catalog)
     lengths = {lk.id: 20.0 for lk in design.links}
@@ -226,7 +228,7 @@ def test_check_cables_flags_two_optics_in_one_cage(catalog: Catalog) -> None:
         for i, lk in enumerate(design.links)
     ]  # fmt: skip
     sound = dataclasses.replace(design, cables=tuple(cables))
-    assert media.check_cables(sound, catalog) == []
+    assert check_cables(sound, catalog) == []
     # DGX twin-port cages carry rails 0 and 1: put a DR4 module on rail 1 only
     first = next(
         i for i, lk in enumerate(design.links) if lk.kind == "node-leaf" and lk.a_port == 1
@@ -239,12 +241,12 @@ def test_check_cables_flags_two_optics_in_one_cage(catalog: Catalog) -> None:
         transceiver_b="osfp-800g-2xdr4",
     )
     mixed = dataclasses.replace(design, cables=tuple(cables))
-    problems = media.check_cables(mixed, catalog)
+    problems = check_cables(mixed, catalog)
     assert any("one module serves the whole cage" in p and "(mmf and smf)" in p for p in problems)
 
 
 def test_design_assignment_is_deterministic_and_matches_select(catalog: Catalog) -> None:
-    from railplan.planner import plan
+    from railplan.pipeline.plan import plan
 
     design = plan(make_spec(256, "hgx-h100-8x400g", switches=["cx864e-n"]), catalog)
     lengths = {lk.id: (2.0 if lk.kind == "node-leaf" else 150.0) for lk in design.links}
@@ -258,7 +260,7 @@ def test_design_assignment_is_deterministic_and_matches_select(catalog: Catalog)
     ]
     assert {c.cable for c in node_leaf} == {"dac-osfp-800g-2x400g-osfp"}
     assert node_leaf[0].cost_usd == pick(catalog, 2.0, **HGX_TO_TWIN).cost_usd
-    coster = media.DesignCoster(design, catalog)
+    coster = DesignCoster(design, catalog)
     links = design.links
     assert coster.key(links[0]) == coster.key(links[1])
     assert coster.cost(coster.key(links[0]), 2.0, links[0]) == node_leaf[0].cost_usd

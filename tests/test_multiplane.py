@@ -10,7 +10,7 @@ import networkx as nx
 import pytest
 
 from railplan import check, plan, spec_from_dict
-from railplan.model import Design
+from railplan.design import Design
 
 FAMILIES = ["roft", "matrix", "fat-tree", "rail-only"]
 

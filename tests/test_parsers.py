@@ -9,17 +9,17 @@ import pytest
 
 import railplan
 from railplan.errors import RailplanError
-from railplan.loop import ParseError, check_asbuilt
-from railplan.loop.parse_ib import ib_rate_gbps, parse_iblinkinfo_file, parse_ibnetdiscover_file
-from railplan.loop.parse_lldp import mau_rate_gbps, parse_lldp_file
-from railplan.loop.parse_nccl import parse_nccl_file, parse_nccl_log_file
-from railplan.loop.parse_node import (
+from railplan.field import ParseError, check_asbuilt
+from railplan.field.parse_ib import ib_rate_gbps, parse_iblinkinfo_file, parse_ibnetdiscover_file
+from railplan.field.parse_lldp import mau_rate_gbps, parse_lldp_file
+from railplan.field.parse_nccl import parse_nccl_file, parse_nccl_log_file
+from railplan.field.parse_node import (
     modules_loaded,
     parse_ibstat_file,
     parse_ibv_devinfo_file,
     parse_lspci_acs_file,
 )
-from railplan.loop.parse_perftest import parse_perftest_file
+from railplan.field.parse_perftest import parse_perftest_file
 
 FIX = Path(__file__).parent / "fixtures" / "loop"
 

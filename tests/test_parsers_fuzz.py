@@ -13,20 +13,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import railplan
-from railplan.loop import ParseError
-from railplan.loop.asbuilt import compare
-from railplan.loop.names import NameMap
-from railplan.loop.parse_ib import parse_iblinkinfo, parse_ibnetdiscover
-from railplan.loop.parse_lldp import parse_lldp_text
-from railplan.loop.parse_nccl import parse_nccl_json, parse_nccl_log, parse_nccl_text
-from railplan.loop.parse_node import (
+from railplan.design import Design
+from railplan.field import ParseError
+from railplan.field.asbuilt import compare
+from railplan.field.names import NameMap
+from railplan.field.parse_ib import parse_iblinkinfo, parse_ibnetdiscover
+from railplan.field.parse_lldp import parse_lldp_text
+from railplan.field.parse_nccl import parse_nccl_json, parse_nccl_log, parse_nccl_text
+from railplan.field.parse_node import (
     modules_loaded,
     parse_ibstat,
     parse_ibv_devinfo,
     parse_lspci_acs,
 )
-from railplan.loop.parse_perftest import parse_perftest
-from railplan.model import Design
+from railplan.field.parse_perftest import parse_perftest
+from railplan.render.field_report import report_markdown
 
 FIX = Path(__file__).parent / "fixtures" / "loop"
 FUZZ = settings(
@@ -219,7 +220,7 @@ GRADED += ["nvidia_peermem", "ports_active", "ports_mtu", "missing", "ports_expe
 def test_grading_garbage_never_raises(
     metric: str, data: st.DataObject, tmp_path_factory: Any
 ) -> None:
-    from railplan.loop.grade import STATUSES, Expectation, grade
+    from railplan.field.grade import STATUSES, Expectation, grade
 
     folder = tmp_path_factory.mktemp("results")
     name = data.draw(st.sampled_from(sorted(PARSERS)))
@@ -228,5 +229,5 @@ def test_grading_garbage_never_raises(
     exp = Expectation("T", "x", ("node0001", "node0002"), metric, 1.0, 1.0, "")
     report = grade(design(), [exp], folder)
     assert report.results[0].status in STATUSES
-    report.to_markdown()
+    report_markdown(report)
     json.dumps(report.to_json())

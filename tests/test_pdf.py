@@ -11,20 +11,15 @@ from functools import cache
 import pytest
 from pypdf import PdfReader
 
-from railplan.analysis.bom import bom
 from railplan.catalog import load_catalog
-from railplan.model import Design
+from railplan.design import Design
+from railplan.physical.bom import bom
 from railplan.render import cables_csv
 from railplan.render.pdf_common import DocInfo, RowsTable
-from railplan.render.pdf_sheets import (
-    MAX_BOXES,
-    NOT_LAID_OUT,
-    render_labels,
-    render_sheets,
-    sheets_story,
-    topology_rows,
-)
+from railplan.render.pdf_labels import render_labels
+from railplan.render.pdf_sheets import NOT_LAID_OUT, render_sheets, sheets_story
 from railplan.render.pdf_testplan import render_testplan
+from railplan.render.pdf_topology import MAX_BOXES, topology_rows
 from tests.test_testplan import cabled, example_params, example_plan
 
 CABLE = re.compile(r"\bC\d{5,}\b")
@@ -154,7 +149,7 @@ def test_cover_carries_summary_bom_totals_and_hash() -> None:
 
 
 def test_sheets_without_layout_say_not_laid_out() -> None:
-    from railplan.planner import plan
+    from railplan.pipeline.plan import plan
     from railplan.spec import load_spec
     from tests.test_testplan import ROOT
 
@@ -193,7 +188,7 @@ def test_topology_diagram_aggregates_at_scale(name: str) -> None:
 
 @cache
 def _planned(name: str) -> Design:
-    from railplan.planner import plan
+    from railplan.pipeline.plan import plan
     from railplan.spec import load_spec
     from tests.test_testplan import ROOT
 

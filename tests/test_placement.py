@@ -9,10 +9,10 @@ import pytest
 
 import railplan.solve.placement as placement
 from railplan import load_spec, plan
-from railplan.analysis.bom import bom
-from railplan.analysis.layout import build_floor, switch_power_w, switch_units
 from railplan.errors import InfeasibleError, SpecError
-from railplan.pipeline import complete
+from railplan.physical.bom import bom
+from railplan.physical.floor import build_floor, switch_power_w, switch_units
+from railplan.pipeline.layout import complete
 from railplan.spec import spec_from_dict
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -153,7 +153,7 @@ def test_too_few_network_racks_is_refused(catalog):
 
 
 def test_relaxation_bound_is_below_the_proven_optimum(catalog, h100_1k):
-    from railplan.analysis.media import DesignCoster
+    from railplan.physical.costers import DesignCoster
 
     spec, design = h100_1k
     floor = build_floor(design, spec.layout, catalog)

@@ -116,7 +116,7 @@ def test_rail_only_refuses_with_the_maximum(catalog):
 
 
 def test_several_allowed_switches_pick_the_cheapest_priced_fabric(catalog):
-    from railplan.build import build
+    from railplan.pipeline.build import build
     from railplan.solve.switch_choice import choose
 
     spec = make_spec(1024, switches=["qm9700", "cx864e-n"])

@@ -8,10 +8,10 @@ from functools import cache
 import numpy as np
 import pytest
 
-from railplan.analysis.toy import matrix, two_tier
-from railplan.model import Design
-from railplan.planner import plan
-from railplan.routing import (
+from railplan.design import Design
+from railplan.pipeline.plan import plan
+from railplan.spec import spec_from_dict
+from railplan.traffic.routing import (
     RoutingError,
     effective_policy,
     fabric_index,
@@ -19,7 +19,7 @@ from railplan.routing import (
     paths,
     route_bulk,
 )
-from railplan.spec import spec_from_dict
+from tests.toy import matrix, two_tier
 
 
 @cache

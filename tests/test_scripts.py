@@ -1,5 +1,5 @@
 """Generated scripts: bash -n and shellcheck clean, tables match the plan, and a run against
-stand-in tools leaves results that railplan.loop.grade reads and passes."""
+stand-in tools leaves results that railplan.field.grade reads and passes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from railplan.loop.grade import grade
+from railplan.field.grade import grade
 from railplan.render.scripts import executable, render_scripts
 from railplan.testplan import expectations
 from tests.test_testplan import cabled, example_plan

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from railplan.analysis.bom import bom
 from railplan.catalog import Catalog, parse_catalog
+from railplan.design import design_to_json
 from railplan.errors import InfeasibleError, SpecError
-from railplan.model import design_to_json
+from railplan.physical.bom import bom
 from railplan.solve.switch_choice import choose, compatible, nominal_pricer
 from railplan.validate import check
 from tests.conftest import make_spec

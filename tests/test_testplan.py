@@ -12,17 +12,16 @@ from pathlib import Path
 import pytest
 
 from railplan.catalog import Catalog, load_catalog
-from railplan.loop.grade import Expectation
-from railplan.model import Design
-from railplan.pipeline import complete
-from railplan.planner import plan
+from railplan.design import Design
+from railplan.pipeline.layout import complete
+from railplan.pipeline.plan import plan
 from railplan.render.testplan_data import plan_to_dict, plan_to_json, plan_to_text, plan_to_yaml
-from railplan.routing import paths
 from railplan.solve import pair_cover
 from railplan.spec import load_spec
-from railplan.testplan import NCCL_EFFICIENCY, build_testplan, expectations
+from railplan.testplan import NCCL_EFFICIENCY, Expectation, build_testplan, expectations
 from railplan.testplan import TestPlan as Plan
 from railplan.testplan import TestPlanOptions as PlanOptions
+from railplan.traffic.routing import paths
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.yaml"))

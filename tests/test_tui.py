@@ -18,9 +18,9 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select, Static
 
 import railplan
-from railplan.build import build
-from railplan.pipeline import complete
-from railplan.summary import plan_summary
+from railplan.design.summary import plan_summary
+from railplan.pipeline.build import build
+from railplan.pipeline.layout import complete
 from railplan.tui.app import RailplanApp
 from railplan.tui.exports import FILES
 from railplan.tui.form import SpecForm
@@ -417,7 +417,7 @@ def test_form_fields_round_trip_every_example(example: Path):
 
 def test_core_and_cli_import_no_textual():
     code = (
-        "import sys, importlib, railplan, railplan.summary; "
+        "import sys, importlib, railplan, railplan.design.summary; "
         "importlib.import_module('railplan.cli.app')._load_commands(); "
         "import railplan.tui.compute, railplan.tui.formspec, railplan.tui.views; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"

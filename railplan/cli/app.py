@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
+from pathlib import Path
 
 import typer
 
@@ -26,9 +27,8 @@ app = typer.Typer(
 
 
 def _load_commands() -> None:
-    import railplan.cli as package
-
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+    here = str(Path(__file__).resolve().parent)
+    for info in sorted(pkgutil.iter_modules([here]), key=lambda m: m.name):
         if info.name.startswith("cmd_"):
             importlib.import_module(f"railplan.cli.{info.name}")
 

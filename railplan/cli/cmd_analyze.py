@@ -8,11 +8,11 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.table import Table
 
-from railplan.analysis.collisions import analyze
 from railplan.cli.app import app
 from railplan.cli.common import DesignSource, JsonFlag, design_command, print_json, write_atomic
 from railplan.cli.progress import progress_bar
 from railplan.cli.show import print_table
+from railplan.traffic.collisions import analyze
 
 
 def report_table(data: dict[str, Any]) -> Table:

@@ -13,10 +13,9 @@ from railplan.cli.common import (
     ReportPath,
     design_command,
     emit_report,
-    laid_out_design,
 )
 from railplan.cli.show import print_table, rows_table
-from railplan.loop.asbuilt import check_asbuilt
+from railplan.field.asbuilt import check_asbuilt
 
 
 @app.command("asbuilt")
@@ -40,7 +39,7 @@ def asbuilt_cmd(
     report: ReportPath = None,
 ) -> None:
     """Check the as-built cabling against the plan; exit 1 when anything needs fixing."""
-    design = laid_out_design(src)
+    design = src.built().design
     result = check_asbuilt(
         design, lldp=lldp or [], ibnetdiscover=ibnetdiscover, iblinkinfo=iblinkinfo, names=names
     )

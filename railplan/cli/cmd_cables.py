@@ -7,11 +7,12 @@ from typing import Annotated, Optional
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, design_command, write_atomic
+from railplan.cli.common import DesignSource, design_command
+from railplan.design import design_to_json
 from railplan.errors import SpecError
-from railplan.model import design_to_json
-from railplan.pipeline import OBJECTIVES, complete
+from railplan.physical.costers import OBJECTIVES
 from railplan.render import cables_csv, dot, ibtopo, netbox, p2p
+from railplan.render.atomic import write_atomic
 
 FORMATS = ("csv", "netbox", "p2p", "ibtopo", "dot")
 DEFAULT_NAMES = {
@@ -65,18 +66,15 @@ def cables_cmd(
         raise SpecError(f"--format {fmt!r}: use one of {', '.join(FORMATS)}")
     if objective not in OBJECTIVES:
         raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
-    design = src.design()
-    catalog = src.catalog()
-    if not design.cables or naive or time_limit is not None:
-        design, report = complete(
-            design,
-            src.spec(),
-            catalog,
-            objective=objective,
-            time_limit_s=time_limit,
-            progress=_say if sys.stderr.isatty() else None,
-            method="naive" if naive else "cp-sat",
-        )
+    built = src.built(
+        objective=objective,
+        time_limit_s=time_limit,
+        progress=_say if sys.stderr.isatty() else None,
+        method="naive" if naive else "cp-sat",
+        relayout=naive or time_limit is not None,
+    )
+    design, catalog, report = built.design, src.catalog(), built.placement
+    if report is not None:
         gap = f", gap {report.gap:.1%} ({report.bound_kind})" if report.gap == report.gap else ""
         _say(
             f"placement: {report.method}, {report.status}{gap}; {report.cables} cables, "

@@ -5,24 +5,10 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from railplan.analysis.collisions import summary_for_compare
 from railplan.cli.app import app
 from railplan.cli.common import DesignSource, JsonFlag, design_command, print_json
 from railplan.cli.show import print_table
-from railplan.compare import CompareRow, bom_differences, compare
-from railplan.summary import plan_summary
-
-
-def row_json(row: CompareRow, traffic: bool) -> dict[str, Any]:
-    assert row.design is not None
-    data = plan_summary(row.design)
-    data["max_hops"] = row.max_hops
-    data["inter_switch_links"] = row.inter_switch_links
-    if row.bom is not None:
-        data["totals"] = row.bom.totals.as_dict()
-    if traffic:
-        data["traffic"] = summary_for_compare(row.design)
-    return data
+from railplan.pipeline.compare import compare, compare_json
 
 
 def compare_table(designs: list[dict[str, Any]]) -> Table:
@@ -102,15 +88,10 @@ def compare_cmd(
 ) -> None:
     """Plan every topology family for the same cluster and compare them."""
     rows = compare(src.spec(), src.catalog(), layout=layout, method="naive" if naive else "cp-sat")
-    designs = [row_json(r, traffic) for r in rows if r.feasible]
-    base = next((r for r in rows if r.family == "roft" and r.bom is not None), None)
-    if base is not None:
-        for data, row in zip(designs, [r for r in rows if r.feasible], strict=True):
-            if row is not base and row.bom is not None:
-                data["vs_roft"] = bom_differences(base, row)
-    infeasible = [{"topology": r.family, "reason": r.reason} for r in rows if not r.feasible]
+    result = compare_json(rows, traffic)
+    designs, infeasible = result["designs"], result["infeasible"]
     if json_out:
-        print_json({"designs": designs, "infeasible": infeasible})
+        print_json(result)
     else:
         if designs:
             print_table(compare_table(designs))

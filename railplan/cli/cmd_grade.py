@@ -13,10 +13,9 @@ from railplan.cli.common import (
     ReportPath,
     design_command,
     emit_report,
-    laid_out_design,
 )
 from railplan.cli.show import print_table, rows_table
-from railplan.loop.grade import grade, load_expectations
+from railplan.field.grade import grade, load_expectations
 
 
 @app.command("grade")
@@ -36,7 +35,7 @@ def grade_cmd(
     report: ReportPath = None,
 ) -> None:
     """Grade test results against the plan's thresholds; exit 1 when a test fails."""
-    design = laid_out_design(src)
+    design = src.built().design
     wanted = load_expectations(expectations) if expectations is not None else None
     result = grade(design, wanted, results, names=names)
     emit_report(result, json_out, report)

@@ -7,13 +7,14 @@ from typing import Annotated, Optional
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, JsonFlag, design_command, print_json, write_atomic
+from railplan.cli.common import DesignSource, JsonFlag, design_command, print_json
 from railplan.cli.show import plan_table, print_table
+from railplan.design import design_to_json
+from railplan.design.summary import plan_summary
 from railplan.errors import SpecError
-from railplan.model import design_to_json
-from railplan.pipeline import OBJECTIVES
+from railplan.physical.costers import OBJECTIVES
+from railplan.render.atomic import write_atomic
 from railplan.spec import spec_to_yaml
-from railplan.summary import plan_summary
 
 
 @app.command("plan")
@@ -50,8 +51,12 @@ def plan_cmd(
     if objective not in OBJECTIVES:
         raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
     say = (lambda msg: typer.echo(msg, err=True)) if sys.stderr.isatty() else None
-    built = src.build(
-        layout=layout, objective=objective, time_limit_s=time_limit, progress=say, naive=naive
+    built = src.built(
+        layout=layout,
+        objective=objective,
+        time_limit_s=time_limit,
+        progress=say,
+        method="naive" if naive else "cp-sat",
     )
     design = built.design
     summary = plan_summary(design)

@@ -7,13 +7,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from railplan.analysis.bom import bom as build_bom
 from railplan.cli.app import app
 from railplan.cli.common import DesignSource, design_command
 from railplan.cli.progress import progress_bar
+from railplan.design import Design
 from railplan.errors import SpecError
-from railplan.model import Design
-from railplan.pipeline import complete
+from railplan.physical.bom import bom as build_bom
 from railplan.render.atomic import write_atomic
 from railplan.render.pdf_common import Progress
 from railplan.render.pdf_sheets import LABEL_GRIDS, render_labels, render_sheets
@@ -28,20 +27,15 @@ def _say(message: str) -> None:
 
 def cabled_design(src: DesignSource, naive: bool = False) -> Design:
     """The source's design with racks and cables: a design.json as is, else laid out now."""
-    design = src.design()
-    if design.cables:
-        return design
-    if src.is_design_file():
+    if src.is_design_file() and not src.design().cables:
         _say(f"note: {src.source} has no cables; laying it out from its spec")
-    design, report = complete(
-        design,
-        src.spec(),
-        src.catalog(),
-        progress=_say if sys.stderr.isatty() else None,
-        method="naive" if naive else "cp-sat",
+    built = src.built(
+        progress=_say if sys.stderr.isatty() else None, method="naive" if naive else "cp-sat"
     )
-    _say(f"layout: {report.method}, {report.status}; {report.cables} cables")
-    return design
+    report = built.placement
+    if report is not None:
+        _say(f"layout: {report.method}, {report.status}; {report.cables} cables")
+    return built.design
 
 
 def _stage(update: Callable[[int, int], None] | None) -> Progress | None:
@@ -86,7 +80,7 @@ def sheets_cmd(
         raise SpecError(f"--labels {labels!r}: use one of {', '.join(sorted(LABEL_GRIDS))}, none")
     design = cabled_design(src, naive)
     if design_out is not None:
-        from railplan.model import design_to_json
+        from railplan.design import design_to_json
 
         write_atomic(design_out, design_to_json(design))
     digest = design_hash(design)

@@ -1,22 +1,17 @@
-"""What every design-taking command shares: spec file, design.json or quick flags; atomic writes."""
+"""What every design-taking command shares: spec file, design.json or quick flags, as a DesignSource."""
 
 import functools
 import inspect
 import json
-import os
-import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
-from railplan.build import Build, build
-from railplan.catalog import Catalog, load_catalog
-from railplan.errors import DesignFileError, SpecError
-from railplan.model import Design, design_from_dict
-from railplan.spec import Spec, apply_overrides, load_spec, spec_from_dict
+from railplan.pipeline.source import DesignSource
+from railplan.render.atomic import write_atomic
+from railplan.render.field_report import report_markdown
 
 QUICK = "Quick flags (no spec file needed; with a spec they override it)"
 
@@ -107,127 +102,25 @@ NamesPath = Annotated[
 ]
 
 
-@dataclass
-class DesignSource:
-    """The user's answer to 'which design?': a spec file, a design.json, or quick flags."""
-
-    source: Path | None = None
-    gpus: int | None = None
-    node: str | None = None
-    switch: list[str] | None = None
-    topology: str | None = None
-    oversubscription: str | None = None
-    planes: int | None = None
-    set_: list[str] | None = None
-    catalog_dir: Path | None = None
-    _catalog: Catalog | None = field(default=None, repr=False)
-    _design: Design | None = field(default=None, repr=False)
-
-    def overrides(self) -> list[str]:
-        pairs = [
-            ("cluster.gpus", self.gpus),
-            ("cluster.node", self.node),
-            ("fabric.switches", json.dumps(self.switch) if self.switch else None),
-            ("fabric.topology", self.topology),
-            (
-                "fabric.oversubscription",
-                json.dumps(self.oversubscription) if self.oversubscription else None,
-            ),
-            ("fabric.planes", self.planes),
-        ]
-        return [f"{k}={v}" for k, v in pairs if v is not None] + list(self.set_ or [])
-
-    def is_design_file(self) -> bool:
-        return self.source is not None and self.source.suffix.lower() == ".json"
-
-    def catalog(self) -> Catalog:
-        if self._catalog is None:
-            self._catalog = load_catalog(self.catalog_dir)
-        return self._catalog
-
-    def spec(self) -> Spec:
-        """The resolved spec: from the file (with overrides) or from the quick flags alone."""
-        if self.is_design_file():
-            return spec_from_dict(self.design().spec, str(self.source))
-        if self.source is not None:
-            if self.source.suffix.lower() not in (".yaml", ".yml"):
-                raise SpecError(f"{self.source}: give a spec .yaml or a design .json file")
-            return load_spec(self.source, self.overrides())
-        if self.gpus is None and not any(s.startswith("cluster.gpus=") for s in self.set_ or []):
-            raise SpecError(
-                "no cluster given: pass a spec file, a design.json, or --gpus with --node "
-                "(e.g. railplan plan --gpus 1024 --node dgx-h100)"
-            )
-        data = apply_overrides({"cluster": {}}, self.overrides())
-        return spec_from_dict(data, "flags")
-
-    def design(self) -> Design:
-        """The design: read from design.json, or planned from the spec (checked by plan)."""
-        if self._design is None:
-            if self.is_design_file():
-                if self.overrides():
-                    raise SpecError(
-                        "quick flags and --set apply to specs; a design.json is already planned"
-                    )
-                self._design = read_design(self.source)  # type: ignore[arg-type]
-            else:
-                self._design = build(self.spec(), self.catalog(), layout=False).design
-        return self._design
-
-    def build(
-        self,
-        *,
-        layout: bool = True,
-        objective: str = "cost",
-        time_limit_s: float | None = None,
-        progress: Callable[[str], None] | None = None,
-        naive: bool = False,
-    ) -> Build:
-        """The finished design with its bill: a cabled design.json is taken as it is."""
-        if self.is_design_file():
-            from railplan.analysis.bom import bom
-            from railplan.pipeline import complete
-
-            design = self.design()
-            placement = None
-            if layout and not design.cables:
-                design, placement = complete(
-                    design,
-                    self.spec(),
-                    self.catalog(),
-                    objective=objective,
-                    time_limit_s=time_limit_s,
-                    progress=progress,
-                    method="naive" if naive else "cp-sat",
-                )
-            bill = bom(design, self.catalog()) if design.cables else None
-            return Build(design=design, bom=bill, placement=placement, switch_choice=None)
-        built = build(
-            self.spec(),
-            self.catalog(),
-            layout=layout,
-            objective=objective,
-            time_limit_s=time_limit_s,
-            progress=progress,
-            method="naive" if naive else "cp-sat",
-        )
-        self._design = built.design
-        return built
-
-
-def read_design(path: Path) -> Design:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DesignFileError(f"design file {path} does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise DesignFileError(f"{path}: not valid JSON at line {exc.lineno}") from None
-    try:
-        return design_from_dict(data)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise DesignFileError(
-            f"{path}: not a railplan design file ({exc}); write one with railplan plan -o DIR"
-        ) from None
+def flag_overrides(
+    gpus: int | None = None,
+    node: str | None = None,
+    switch: list[str] | None = None,
+    topology: str | None = None,
+    oversubscription: str | None = None,
+    planes: int | None = None,
+    set_: list[str] | None = None,
+) -> list[str]:
+    """The quick flags as spec overrides (``path=value``), then the ``--set`` ones."""
+    pairs = [
+        ("cluster.gpus", gpus),
+        ("cluster.node", node),
+        ("fabric.switches", json.dumps(switch) if switch else None),
+        ("fabric.topology", topology),
+        ("fabric.oversubscription", json.dumps(oversubscription) if oversubscription else None),
+        ("fabric.planes", planes),
+    ]
+    return [f"{k}={v}" for k, v in pairs if v is not None] + list(set_ or [])
 
 
 def design_command(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -240,7 +133,9 @@ def design_command(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
-        src = DesignSource(**{name: kwargs.pop(name) for name, _ in SOURCE_PARAMS})
+        given = {name: kwargs.pop(name) for name, _ in SOURCE_PARAMS}
+        source, catalog_dir = given.pop("source"), given.pop("catalog_dir")
+        src = DesignSource(source, flag_overrides(**given), catalog_dir)
         return func(src=src, **kwargs)
 
     params = shared[:1] + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared[1:]
@@ -249,32 +144,14 @@ def design_command(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to a temp file beside ``path`` and rename it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def print_json(obj: Any) -> None:
     """Exactly one JSON object on stdout."""
     typer.echo(json.dumps(obj, indent=2, sort_keys=False))
 
 
-def laid_out_design(src: DesignSource) -> Design:
-    """A design.json as it is (its cable labels are the site's); a spec planned and cabled."""
-    return src.design() if src.is_design_file() else src.build(layout=True).design
-
-
 def emit_report(report: Any, json_out: bool, markdown: Path | None) -> None:
     """Write the Markdown report if asked, print the JSON if asked; exit 1 unless ``report.ok``."""
     if markdown is not None:
-        write_atomic(markdown, report.to_markdown())
+        write_atomic(markdown, report_markdown(report))
     if json_out:
         print_json(report.to_json())

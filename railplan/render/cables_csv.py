@@ -7,8 +7,8 @@ import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from railplan.design import Cable, Design, Link, Placement, Switch
 from railplan.errors import DesignFileError
-from railplan.model import Cable, Design, Link, Placement, Switch
 
 COLUMNS = (
     "cable_id",

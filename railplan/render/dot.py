@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from railplan.model import Design, Node, Switch
+from railplan.design import Design, Node, Switch
 
 #: above this many devices the drawing groups nodes per SU and switches per tier block
 DETAIL_LIMIT = 200

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from railplan.catalog import Catalog
+from railplan.design import Design, Switch
 from railplan.errors import InfeasibleError
-from railplan.model import Design, Switch
 
 #: link width and lane speed of an InfiniBand port by its rate (NDR: 4 lanes of 100G)
 WIDTH_SPEED = {800: "4x-200G", 400: "4x-100G", 200: "2x-100G", 100: "4x-25G"}

@@ -10,7 +10,7 @@ by name, and device types by model).
 from __future__ import annotations
 
 from railplan.catalog import Catalog
-from railplan.model import Design
+from railplan.design import Design
 from railplan.render.cables_csv import schedule, to_csv
 
 RACK_COLUMNS = ("site", "name", "status", "width", "u_height", "description")

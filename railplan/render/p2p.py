@@ -10,7 +10,7 @@ own part number at both ends.
 from __future__ import annotations
 
 from railplan.catalog import Catalog
-from railplan.model import Design
+from railplan.design import Design
 from railplan.render.cables_csv import schedule, to_csv
 
 COLUMNS = (

@@ -31,7 +31,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-import railplan
+from railplan.version import __version__
 
 Progress = Callable[[str, int, int], None]
 
@@ -274,7 +274,7 @@ class Document(BaseDocTemplate):
             bottomMargin=MARGIN + FOOTER_H,
             title=f"{info.title}: {info.design}",
             author="railplan",
-            creator=f"railplan {railplan.__version__}",
+            creator=f"railplan {__version__}",
             producer="railplan (reportlab)",
             invariant=1,
         )
@@ -353,8 +353,7 @@ class Document(BaseDocTemplate):
         c.drawString(
             MARGIN,
             MARGIN * 0.55,
-            f"revision {info.revision}  |  design {info.design_hash}  |  "
-            f"railplan {railplan.__version__}",
+            f"revision {info.revision}  |  design {info.design_hash}  |  railplan {__version__}",
         )
         label = f"page {c.getPageNumber()} of "
         x = w - MARGIN - 12 * mm - stringWidth(label, FONT, 7.5)
@@ -517,3 +516,12 @@ def kv_table(rows: Sequence[tuple[str, str]], widths: tuple[float, float]) -> Ta
         )
     )
     return t
+
+
+def fit_size(c: Any, text: str, font: str, size: float, width: float) -> float:
+    """The largest font size (down to 4 pt, in 0.25 pt steps) at which ``text`` fits ``width``."""
+    if len(text) * size <= width:  # no glyph of these fonts is wider than 1 em: it fits
+        return size
+    while size > 4 and c.stringWidth(text, font, size) > width:
+        size -= 0.25
+    return size

@@ -1,4 +1,4 @@
-"""Test plan PDF: cover with coverage, then one section per DOMAIN.md 6 step with fill-in tables.
+"""Test plan PDF: cover with coverage, then one section per acceptance step with fill-in tables.
 
 Every row carries the expected value, the pass rule and a blank for the measured value; the
 reasons behind the numbers are printed once per section as numbered notes ([1], [2], ...)

@@ -2,14 +2,14 @@
 
 The scripts are short and data-driven: every test lives in a TSV table under ``data/`` and a
 loop runs the table, so a 16k-GPU plan gives the same scripts as a 2-node one. Outputs land
-in ``results/`` in the layout ``railplan.loop.grade`` reads (``results/<test id>/...``).
+in ``results/`` in the layout ``railplan.field.grade`` reads (``results/<test id>/...``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from railplan.model import Design
+from railplan.design import Design
 from railplan.testplan import PlanTest, TestPlan
 
 Files = dict[str, str]

@@ -9,12 +9,15 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 import numpy as np
 from ortools.sat.python import cp_model
 
-from railplan.analysis.layout import (
+from railplan.catalog import Catalog
+from railplan.design import Design, Link, Switch
+from railplan.errors import InfeasibleError, SpecError
+from railplan.physical.costers import LinkCoster
+from railplan.physical.floor import (
     End,
     Floor,
     in_compute_rack,
@@ -23,9 +26,6 @@ from railplan.analysis.layout import (
     switch_units,
     tor_slots,
 )
-from railplan.catalog import Catalog
-from railplan.errors import InfeasibleError, SpecError
-from railplan.model import Design, Link, Switch
 from railplan.spec import PlacementRulesSpec
 
 #: joint model size (pair-of-group x rack-pair products) above which placement goes role by role
@@ -45,14 +45,6 @@ LENGTH_GRID_M = 0.05
 UNUSED = 2**40
 
 Progress = Callable[[str], None]
-
-
-class LinkCoster(Protocol):
-    """Prices a link at a routed length: ``key`` groups links that price alike."""
-
-    def key(self, link: Link) -> Hashable: ...
-
-    def cost(self, key: Hashable, length_m: float, link: Link) -> float: ...
 
 
 @dataclass(frozen=True)

@@ -30,15 +30,14 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from railplan.analysis import media
-from railplan.analysis.bom import Bom, bom
 from railplan.catalog import Catalog, SwitchModel
+from railplan.design import Cable, Design
 from railplan.errors import InfeasibleError, RailplanError, SpecError
-from railplan.model import Cable, Design
-from railplan.planner import allowed_switches
+from railplan.physical import media
+from railplan.physical.bom import Bom, bom
 from railplan.spec import Spec
 from railplan.topology import GENERATORS
-from railplan.topology.shape import resolve_shape
+from railplan.topology.shape import allowed_switches, resolve_shape
 from railplan.validate import check
 
 OBJECTIVES = ("cost", "power")

@@ -1,6 +1,6 @@
 """The acceptance test plan of a design: what to run on which nodes and ports, and what must come out.
 
-Sections follow DOMAIN.md section 6: node checks (``node_checks``), the as-built cabling check
+Sections, in the order a crew runs them: node checks (``node_checks``), the as-built cabling check
 (``cabling``), per-link RDMA for every path class (``rdma``), pair tests that exercise every
 switch-to-switch link (``coverage`` chooses them, ``pairs`` writes them) and NCCL collectives
 (``nccl``); ``build`` puts them together. Every expected number is derived from the design
@@ -10,13 +10,15 @@ analyzer's prediction for the pattern the test runs (``prediction``).
 
 from __future__ import annotations
 
-from railplan.testplan.build import build_testplan
-from railplan.testplan.expected import NCCL_EFFICIENCY, expectations
+from railplan.testplan.assemble import build_testplan
+from railplan.testplan.expectation import Expectation, expectations
+from railplan.testplan.expected import NCCL_EFFICIENCY
 from railplan.testplan.model import Check, PlanTest, Section, TestPlan, TestPlanOptions, design_hash
 
 __all__ = [
     "NCCL_EFFICIENCY",
     "Check",
+    "Expectation",
     "PlanTest",
     "Section",
     "TestPlan",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from railplan.catalog import Catalog
-from railplan.model import Design
+from railplan.design import Design
 from railplan.testplan.expected import Rates
 from railplan.testplan.fabric import Fabric
 from railplan.testplan.model import TestPlanOptions

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from railplan.model import Design, Link
-from railplan.routing import effective_policy, paths
+from railplan.design import Design, Link
+from railplan.traffic.routing import effective_policy, paths
 
 #: path classes from nearest to farthest, the order reports list them in
 PATH_CLASSES = ("same-leaf", "a-to-b", "via-spine", "via-core")

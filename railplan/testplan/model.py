@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from railplan.catalog import Sourced
-from railplan.model import Design, design_to_json
+from railplan.design import Design, design_to_json
 
 #: progress callback: (stage, done, total)
 Progress = Callable[[str, int, int], None]
-#: section keys and titles, in DOMAIN.md section 6 order
+#: section keys and titles, in the order a crew runs them (node checks first, NCCL last)
 SECTIONS = (
     ("node", "Node checks"),
     ("cabling", "As-built cabling check"),
@@ -25,7 +25,7 @@ SECTIONS = (
 class TestPlanOptions:
     """Site facts the design does not hold, and how strict the plan is."""
 
-    #: distinct partners per node in the pair tests (seed 004: several, to tell node from fabric)
+    #: distinct partners per node in the pair tests (several tell a node fault from a fabric fault)
     partners: int = 2
     #: RDMA device of each node port (default: mlx5_<port> for NVIDIA NICs, bnxt_re<port> else)
     devices: tuple[str, ...] = ()

@@ -62,7 +62,7 @@ def node_section(ctx: PlanContext) -> Section:
     )
     intro = (
         "Run on every node before any fabric test. A node failing here explains any slow "
-        "result it takes part in (seed 004: ACS on halves bandwidth). Devices "
+        "result it takes part in (ACS on halves bandwidth). Devices "
         f"{', '.join(ctx.devices)} are node ports 0..{n - 1}; confirm with ibdev2netdev."
     )
     return Section("node", "Node checks", intro, tests)

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from railplan.analysis.collisions import analyze
-from railplan.model import Design
-from railplan.routing import effective_policy
+from railplan.design import Design
+from railplan.traffic.collisions import analyze
+from railplan.traffic.routing import effective_policy
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from railplan.catalog import SwitchModel
-from railplan.model import Design, NodeShape
+from railplan.design import Design, NodeShape
 from railplan.spec import Spec
 from railplan.topology.fat_tree import fat_tree
 from railplan.topology.matrix import matrix

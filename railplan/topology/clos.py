@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from railplan.errors import InfeasibleError
-from railplan.topology.builder import FabricBuilder
 from railplan.topology.shape import divisors
+from railplan.topology.wiring import FabricBuilder
 
 
 class CapacityExceeded(InfeasibleError):

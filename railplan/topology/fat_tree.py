@@ -7,13 +7,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from railplan.catalog import SwitchModel
+from railplan.design import Design, Node, NodeShape, Sizing
 from railplan.errors import InfeasibleError, SpecError
-from railplan.model import Design, Node, NodeShape, Sizing
 from railplan.spec import Spec
-from railplan.topology.builder import FabricBuilder
 from railplan.topology.clos import CapacityExceeded, UpLeaf, build_upper, pod_capacity_groups
 from railplan.topology.roft import default_routing, node_id
 from railplan.topology.shape import LeafSplit, leaf_split, switch_radix
+from railplan.topology.wiring import FabricBuilder
 
 
 def tor_of(slot: int, tors: int) -> int:

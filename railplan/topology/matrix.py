@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from railplan.catalog import SwitchModel
+from railplan.design import Design, Node, NodeShape, Sizing
 from railplan.errors import InfeasibleError, SpecError
-from railplan.model import Design, Node, NodeShape, Sizing
 from railplan.spec import Spec
-from railplan.topology.builder import FabricBuilder
 from railplan.topology.roft import default_routing, make_nodes
 from railplan.topology.shape import LeafSplit, leaf_split, switch_radix
+from railplan.topology.wiring import FabricBuilder
 
 _EPS = 1e-9
 
@@ -60,7 +60,7 @@ def plane_ports(shape: NodeShape, plane: int) -> list[int]:
 def default_groups(shape: NodeShape, plane: int) -> PlaneGroups:
     """Port 0 of each NIC to A and port 1 to B; a NIC with one port here: first half of NICs to A.
 
-    >>> from railplan.model import NodeShape
+    >>> from railplan.design import NodeShape
     >>> s = NodeShape("x", 8, 4, 2, 200, "n", "qsfp112", 1, (0,) * 8, tuple(range(8)))
     >>> default_groups(s, 0)
     PlaneGroups(a_ports=(0, 2, 4, 6), b_ports=(1, 3, 5, 7))

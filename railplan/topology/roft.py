@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 
 from railplan.catalog import SwitchModel
+from railplan.design import Design, Node, NodeShape, Routing, Sizing
 from railplan.errors import InfeasibleError
-from railplan.model import Design, Node, NodeShape, Routing, Sizing
 from railplan.spec import Spec
-from railplan.topology.builder import FabricBuilder
 from railplan.topology.clos import CapacityExceeded, UpLeaf, build_upper, pod_capacity_groups
 from railplan.topology.shape import leaf_split, switch_radix
+from railplan.topology.wiring import FabricBuilder
 
 
 def rails_per_plane(shape: NodeShape) -> int:

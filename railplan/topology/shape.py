@@ -6,8 +6,8 @@ import math
 from dataclasses import dataclass
 
 from railplan.catalog import Catalog, NicModel, SwitchModel
+from railplan.design import NodeShape
 from railplan.errors import InfeasibleError, SpecError
-from railplan.model import NodeShape
 from railplan.spec import Spec
 
 
@@ -121,3 +121,13 @@ def switch_radix(model: SwitchModel, speed_gbps: int) -> int:
 
 def divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def allowed_switches(spec: Spec, catalog: Catalog, speed_gbps: int) -> list[SwitchModel]:
+    """The spec's switch shortlist, or every catalog switch that runs the NIC port speed."""
+    if spec.fabric.switches:
+        return [catalog.switch(s) for s in spec.fabric.switches]
+    models = [m for m in catalog.switches.values() if m.radix(speed_gbps)]
+    if not models:
+        raise InfeasibleError(f"no catalog switch runs {speed_gbps}G ports; add one to catalogs/")
+    return sorted(models, key=lambda m: m.id)

@@ -14,16 +14,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from railplan.analysis.bom import Bom, bom
-from railplan.analysis.collisions import summary_for_compare
-from railplan.build import build
 from railplan.catalog import Catalog
-from railplan.compare import FAMILIES, compare
+from railplan.design import Design
+from railplan.design.summary import plan_summary
 from railplan.errors import RailplanError
-from railplan.model import Design
-from railplan.pipeline import complete
+from railplan.physical.bom import Bom, bom
+from railplan.pipeline.build import build
+from railplan.pipeline.compare import FAMILIES, compare
+from railplan.pipeline.layout import complete
 from railplan.spec import Spec
-from railplan.summary import plan_summary
+from railplan.traffic.collisions import summary_for_compare
 from railplan.tui.runner import InlineRunner, Runner
 
 Method = Literal["naive", "cp-sat"]

@@ -8,14 +8,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from railplan.analysis.bom import Bom
-from railplan.analysis.collisions import analyze
-from railplan.analysis.flows import PATTERNS
 from railplan.catalog import Catalog
-from railplan.model import Design
-from railplan.pipeline import complete
+from railplan.design import Design
+from railplan.physical.bom import Bom
+from railplan.pipeline.layout import complete
 from railplan.render import cables_csv
 from railplan.spec import Spec
+from railplan.traffic.collisions import analyze
+from railplan.traffic.flows import PATTERNS
 from railplan.tui.compute import Method, design_of
 from railplan.tui.topotext import topology_text
 
@@ -49,7 +49,7 @@ BOM_COLUMNS = (
 
 
 def bom_rows(bom: Bom | None, why_not: str = "") -> Rows:
-    """BOM lines (``railplan.analysis.bom``), with the totals and notes under them."""
+    """BOM lines (``railplan.physical.bom``), with the totals and notes under them."""
     if bom is None:
         return Rows(("",), (), why_not or "no bill of materials for this design")
     rows = tuple(tuple(_cell(getattr(ln, c)) for c in BOM_COLUMNS) for ln in bom.lines)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import work
 from textual.app import ComposeResult
@@ -25,9 +25,7 @@ from textual.worker import get_current_worker
 from railplan.errors import RailplanError
 from railplan.tui.compute import Outcome
 from railplan.tui.exports import FILES, STEPS, export_stream, read_spec, save_spec
-
-if TYPE_CHECKING:
-    from railplan.tui.app import RailplanApp
+from railplan.tui.host import Host
 
 HELP = """\
 # railplan TUI
@@ -69,7 +67,7 @@ class Dialog(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close", "Close")]
 
-    def __init__(self, app: RailplanApp) -> None:
+    def __init__(self, app: Host) -> None:
         super().__init__()
         self.owner = app
 
@@ -159,7 +157,7 @@ class LoadDialog(Dialog):
 class ExportDialog(Dialog):
     """Export spec, design JSON, cable CSV, sheets and test plan PDFs into a folder."""
 
-    def __init__(self, app: RailplanApp, outcome: Outcome) -> None:
+    def __init__(self, app: Host, outcome: Outcome) -> None:
         super().__init__(app)
         self.outcome = outcome
         self.running = False

@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from railplan.catalog import Catalog
+from railplan.design import design_from_dict, design_to_json
 from railplan.errors import DesignFileError
-from railplan.model import design_from_dict, design_to_json
-from railplan.pipeline import complete
+from railplan.pipeline.layout import complete
 from railplan.render.atomic import write_atomic
 from railplan.spec import Spec, load_spec, spec_from_dict, spec_to_yaml
 from railplan.tui.compute import METHOD_NAMES, Method, design_of
@@ -49,7 +49,7 @@ def export_stream(
     Yields (message, steps done, path written or ""): ``STEPS`` steps in all. Runs in a
     child process (see runner.py) so the UI stays responsive and Escape can stop it.
     """
-    from railplan.analysis.bom import bom
+    from railplan.physical.bom import bom
     from railplan.render import cables_csv
     from railplan.render.pdf_sheets import render_sheets
     from railplan.render.pdf_testplan import render_testplan

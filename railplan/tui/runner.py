@@ -22,10 +22,10 @@ Done = tuple[Hashable, bool, Any]
 PRELOAD = [
     "railplan.tui.compute",
     "railplan.tui.details",
-    "railplan.pipeline",
-    "railplan.analysis.bom",
-    "railplan.analysis.collisions",
-    "railplan.compare",
+    "railplan.pipeline.layout",
+    "railplan.physical.bom",
+    "railplan.traffic.collisions",
+    "railplan.pipeline.compare",
 ]
 
 

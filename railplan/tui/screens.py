@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -22,9 +22,7 @@ from railplan.tui.details import (
     hot_links_of,
     topology_of,
 )
-
-if TYPE_CHECKING:
-    from railplan.tui.app import RailplanApp
+from railplan.tui.host import Host
 
 #: rows a table shows at once (the filter narrows the rest)
 MAX_ROWS = 5000
@@ -43,7 +41,7 @@ class DrillScreen(Screen[None]):
         self.summary = outcome.summary
 
     @property
-    def owner(self) -> RailplanApp:
+    def owner(self) -> Host:
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from railplan.model import ROLE_TIER, Design, Switch
+from railplan.design import ROLE_TIER, Design, Switch
 
 ROLE_ORDER = ("core", "spine", "leaf-b", "leaf-a", "leaf", "tor", "rail")
 KIND_BELOW = {3: "spine-core", 2: "leaf-spine"}

@@ -1,1 +1,0 @@
-"""Analyses on a finished Design: layout, media, BOM, collisions."""

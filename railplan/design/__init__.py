@@ -1,0 +1,38 @@
+"""The Design (plain frozen data every stage passes on) and its lossless JSON form."""
+
+from __future__ import annotations
+
+from railplan.design.io import FORMAT_VERSION, design_from_dict, design_from_json, design_to_json
+from railplan.design.types import (
+    LINK_KINDS,
+    ROLE_TIER,
+    Cable,
+    Design,
+    Link,
+    Node,
+    NodeShape,
+    Placement,
+    Rack,
+    Routing,
+    Sizing,
+    Switch,
+)
+
+__all__ = [
+    "FORMAT_VERSION",
+    "LINK_KINDS",
+    "ROLE_TIER",
+    "Cable",
+    "Design",
+    "Link",
+    "Node",
+    "NodeShape",
+    "Placement",
+    "Rack",
+    "Routing",
+    "Sizing",
+    "Switch",
+    "design_from_dict",
+    "design_from_json",
+    "design_to_json",
+]

@@ -1,0 +1,203 @@
+"""The Design: plain, immutable data (frozen dataclasses) that every later stage consumes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ROLE_TIER = {"leaf": 1, "tor": 1, "leaf-a": 1, "leaf-b": 1, "rail": 1, "spine": 2, "core": 3}
+LINK_KINDS = ("node-leaf", "leaf-spine", "spine-core", "leaf-leaf")
+
+
+@dataclass(frozen=True, slots=True)
+class NodeShape:
+    """What every node of the cluster looks like (railplan plans homogeneous clusters)."""
+
+    model: str
+    gpus: int
+    nics: int
+    ports_per_nic: int
+    port_speed_gbps: int
+    nic_model: str
+    form_factor: str
+    ports_per_cage: int
+    #: plane of each node port (index = node port number)
+    port_plane: tuple[int, ...]
+    #: rail of each node port inside its plane
+    port_rail: tuple[int, ...]
+
+    @property
+    def ports(self) -> int:
+        return self.nics * self.ports_per_nic
+
+    def nic_of(self, port: int) -> int:
+        return port // self.ports_per_nic
+
+    def port_name(self, port: int) -> str:
+        """Host-side name of a node port, e.g. ``nic3`` or ``nic1.p2``."""
+        nic = port // self.ports_per_nic
+        if self.ports_per_nic == 1:
+            return f"nic{nic}"
+        return f"nic{nic}.p{port % self.ports_per_nic + 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A GPU server."""
+
+    id: str
+    index: int
+    su: int
+    pod: int
+    rack: int
+
+
+@dataclass(frozen=True, slots=True)
+class Switch:
+    """A switch with its role in the fabric."""
+
+    id: str
+    model: str
+    role: str
+    plane: int
+    radix: int
+    port_speed_gbps: int
+    ports_per_cage: int
+    su: int = -1
+    pod: int = -1
+    group: str = ""
+    rail: int = -1
+    rack: int = -1
+
+    @property
+    def tier(self) -> int:
+        return ROLE_TIER[self.role]
+
+    def port_name(self, port: int) -> str:
+        """Front-panel name of a logical port: ``P17`` or ``P9/2`` when a cage carries several."""
+        if self.ports_per_cage == 1:
+            return f"P{port + 1}"
+        return f"P{port // self.ports_per_cage + 1}/{port % self.ports_per_cage + 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A point-to-point link between two ports (a end toward the nodes, b end toward the core)."""
+
+    id: str
+    kind: str
+    a_device: str
+    a_port: int
+    b_device: str
+    b_port: int
+    rate_gbps: int
+    plane: int
+    rail: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class Sizing:
+    """The figures the construction chose, and the closed-form bounds beside them."""
+
+    tiers: int
+    switch_model: str
+    radix: int
+    oversubscription: str
+    leaf_down: int
+    leaf_up: int
+    su_nodes: int
+    sus: int
+    pods: int
+    lower_bound_switches: int
+    whole_su: bool
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Routing:
+    """How traffic is routed on this design (consumed by the collision analyzer)."""
+
+    policy: str  # "ecmp", "dmodk", "deterministic", "adaptive"
+    hash_fields: tuple[str, ...] = ("src_ip", "dst_ip", "proto", "src_port", "dst_port")
+    adaptive_classes: tuple[int, ...] = ()
+    description: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Rack:
+    """A rack on the floor: ``kind`` is ``compute`` or ``network``; x/y of its front-left corner."""
+
+    id: str
+    row: int
+    position: int
+    kind: str
+    x_m: float
+    y_m: float
+    height_u: int
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a device sits: rack id and lowest rack unit (1-based), with its height in U."""
+
+    device: str
+    rack: str
+    u: int
+    height_u: int
+
+
+@dataclass(frozen=True, slots=True)
+class Cable:
+    """The physical cable of one link: media part, optics at each end, routed length, labels."""
+
+    id: str
+    link_id: str
+    media: str
+    transceiver_a: str
+    transceiver_b: str
+    length_m: float
+    label_a: str
+    label_b: str
+    colour: str
+
+
+@dataclass(frozen=True, slots=True)
+class Design:
+    """A complete fabric: nodes, switches and links, with how it was sized and is routed."""
+
+    name: str
+    topology: str
+    gpus: int
+    planes: int
+    shape: NodeShape
+    sizing: Sizing
+    routing: Routing
+    nodes: tuple[Node, ...]
+    switches: tuple[Switch, ...]
+    links: tuple[Link, ...]
+    spec: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    racks: tuple[Rack, ...] = ()
+    placements: tuple[Placement, ...] = ()
+    cables: tuple[Cable, ...] = ()
+
+    # -- convenience views (computed, never stored) ---------------------------------------
+    def switch_counts(self) -> dict[str, int]:
+        """Switches per tier: ``{"leaf", "spine", "core", "total"}``."""
+        counts = {"leaf": 0, "spine": 0, "core": 0}
+        for sw in self.switches:
+            counts[("leaf", "spine", "core")[sw.tier - 1]] += 1
+        counts["total"] = len(self.switches)
+        return counts
+
+    def link_counts(self) -> dict[str, int]:
+        """Links per kind: ``{"node_leaf", "leaf_spine", "spine_core", "leaf_leaf"}``."""
+        counts = {k.replace("-", "_"): 0 for k in LINK_KINDS}
+        for link in self.links:
+            counts[link.kind.replace("-", "_")] += 1
+        return counts
+
+    def switch_by_id(self) -> dict[str, Switch]:
+        return {s.id: s for s in self.switches}
+
+    def node_by_id(self) -> dict[str, Node]:
+        return {n.id: n for n in self.nodes}

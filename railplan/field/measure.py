@@ -1,0 +1,262 @@
+"""Reading test outputs: each file parsed once, turned into the number an expectation asks for."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from railplan.design import Design
+from railplan.field.common import read_text
+from railplan.field.names import NameMap
+from railplan.testplan.expectation import (
+    METRICS,
+    Expectation,
+)
+
+
+class Measure:
+    """Reads each file once per parser and turns it into the figure an expectation asks for."""
+
+    def __init__(self, design: Design, names: NameMap) -> None:
+        self.design = design
+        self.names = names
+        self.cache: dict[tuple[str, Path], Any] = {}
+
+    def parsed(self, kind: str, path: Path, parse: Callable[[Path], Any]) -> Any:
+        key = (kind, path)
+        if key not in self.cache:
+            self.cache[key] = parse(path)
+        return self.cache[key]
+
+    def __call__(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """(value in the metric's unit, detail, status override or "")."""
+        source = METRICS[exp.metric].source
+        return getattr(self, f"_m_{source}")(exp, _pick(files, source))
+
+    # nccl-tests
+    def _m_nccl(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        from railplan.field.parse_nccl import parse_nccl_file
+
+        ordered = sorted(files, key=lambda p: (".json" not in p.name, p.name))
+        errors: list[str] = []
+        for path in ordered:
+            result = self.parsed("nccl", path, parse_nccl_file)
+            if result.errors and not result.rows:
+                errors.extend(result.errors)
+                continue
+            value = result.metric(exp.metric)
+            problems = [f"{result.wrong:g} wrong values"] if result.wrong else []
+            if result.out_of_bounds:
+                problems.append(f"{result.out_of_bounds} out-of-bounds values")
+            problems += list(result.errors)
+            if value is None or (isinstance(value, float) and math.isnan(value)):
+                return None, f"{path.name}: no usable bus bandwidth", "error"
+            if problems:
+                return value, f"{path.name}: " + "; ".join(problems[:3]), "fail"
+            return value, f"{path.name}: {result.collective or 'nccl-tests'}", ""
+        if errors:
+            return None, "the run failed: " + "; ".join(errors[:3]), "fail"
+        return None, "no nccl-tests output", "missing"
+
+    def _m_nccl_log(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        from railplan.field.parse_nccl import parse_nccl_log_file
+
+        channels = []
+        disabled: list[str] = []
+        for path in files:
+            log = self.parsed("nccl_log", path, parse_nccl_log_file)
+            channels.extend(log.channels)
+            disabled.extend(log.gdr_disabled)
+        if not channels:
+            return (
+                None,
+                "no NCCL INFO 'Channel ... via NET/' lines: run with NCCL_DEBUG=INFO",
+                "error",
+            )
+        without = [c for c in channels if not c.gdrdma]
+        detail = f"{len(channels) - len(without)}/{len(channels)} inter-node channels use GDRDMA"
+        if without:
+            hosts = sorted({c.host for c in without if c.host})
+            detail += f"; without: {without[0].transport}" + (
+                f" on {', '.join(hosts)}" if hosts else ""
+            )
+        if disabled:
+            detail += f"; {disabled[0]}"
+        if exp.metric == "gdrdma":
+            return (0.0 if without else 1.0), detail, ""
+        return float(len(without)), detail, ""
+
+    # perftest
+    def _m_perftest(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        from railplan.field.parse_perftest import parse_perftest_file
+
+        errors: list[str] = []
+        for path in files:
+            result = self.parsed("perftest", path, parse_perftest_file)
+            value = result.metric(exp.metric)
+            if value is not None:
+                return (
+                    value,
+                    f"{path.name}: {result.title or 'perftest'} on {result.device or '?'}",
+                    "",
+                )
+            errors.extend(result.errors)
+        if errors:
+            return None, "the run failed: " + "; ".join(errors[:2]), "fail"
+        return None, "no perftest rows for this metric (bandwidth vs latency output?)", "error"
+
+    # node checks
+    def _m_acs(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        from railplan.field.parse_node import parse_lspci_acs_file
+
+        if (count := _bare_count(files)) is not None:
+            return count, "count given by the run (grep -c)", ""
+        enabled: list[str] = []
+        total = denied = 0
+        for path in files:
+            report = self.parsed("acs", path, parse_lspci_acs_file)
+            total += len(report.controls)
+            denied += report.access_denied
+            enabled.extend(c.device or f"{path.name} line {c.line}" for c in report.enabled)
+        if not total:
+            if denied:
+                return None, "lspci hid the capabilities (<access denied>): run it as root", "error"
+            return 0.0, "no ACSCtl lines: no device with ACS control", ""
+        detail = f"{len(enabled)} of {total} ACS-capable devices have SrcValid+"
+        if enabled:
+            detail += ": " + ", ".join(enabled[:6])
+        return float(len(enabled)), detail, ""
+
+    def _m_peermem(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        from railplan.field.parse_node import modules_loaded
+
+        if (count := _bare_count(files)) is not None:
+            return min(count, 1.0), "count given by the run (grep -c)", ""
+        loaded = any("nvidia_peermem" in modules_loaded(read_text(p)) for p in files)
+        return (
+            (1.0 if loaded else 0.0),
+            "nvidia_peermem " + ("loaded" if loaded else "not loaded"),
+            "",
+        )
+
+    def _m_ibstat(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        from railplan.field.parse_node import parse_ibstat_file
+
+        ports = [p for path in files for p in self.parsed("ibstat", path, parse_ibstat_file)]
+        rate = exp.target or float(self.design.shape.port_speed_gbps)
+        active = [p for p in ports if p.active]
+        at_rate = [p for p in active if p.rate_gbps is not None and abs(p.rate_gbps - rate) < 0.5]
+        down = [f"{p.ca}/{p.port}" for p in ports if not p.active]
+        detail = f"{len(active)}/{len(ports)} ports Active, {len(at_rate)} at {rate:g} Gb/s"
+        if down:
+            detail += f"; not active: {', '.join(down[:6])}"
+        value = {
+            "ports_active": float(len(active)),
+            "ports_down": float(len(down)),
+            "ports_at_rate": float(len(at_rate)),
+            "min_rate_gbps": min((p.rate_gbps or 0.0) if p.active else 0.0 for p in ports),
+        }[exp.metric]
+        return value, detail, ""
+
+    def _m_ibv_devinfo(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        from railplan.field.parse_node import parse_ibv_devinfo_file
+
+        ports = [p for path in files for p in self.parsed("ibv", path, parse_ibv_devinfo_file)]
+        mtu = exp.target or 4096
+        good = [p for p in ports if p[2] == mtu]
+        return float(len(good)), f"{len(good)}/{len(ports)} ports at active MTU {mtu:g}", ""
+
+    def _m_roce(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        lines = [ln for p in files for ln in read_text(p).splitlines() if "netdev=" in ln]
+        if not lines:
+            return None, "no 'DEV netdev=... gidN=... pfc=... ecn=...' lines (roce.txt)", "missing"
+        test = {
+            "gid_roce_v2": lambda ln: re.search(r"\bgid\d+=RoCE v2\b", ln),
+            "pfc_lossless": lambda ln: re.search(r"\bpfc=1\b", ln),
+            "ecn_enabled": lambda ln: re.search(r"\becn=1\b", ln),
+        }[exp.metric]
+        good = [ln for ln in lines if test(ln)]
+        bad = [ln.split()[0] for ln in lines if not test(ln)]
+        detail = f"{len(good)}/{len(lines)} devices" + (
+            f"; not: {', '.join(bad[:6])}" if bad else ""
+        )
+        return float(len(good)), detail, ""
+
+    # cabling
+    def _m_cabling(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        from railplan.field.asbuilt import compare
+        from railplan.field.parse_ib import parse_iblinkinfo_file, parse_ibnetdiscover_file
+
+        scope = exp.scope or (exp.nodes[0] if exp.nodes else "")
+        names = self.names
+        parsed = []
+        for path in files:
+            head = read_text(path)[:4096]
+            if not head.strip():
+                continue  # the tool wrote nothing (not installed, switch unreachable)
+            if re.search(r'^(Switch|Ca)\s+\d+\s+"[SH]-', head, re.M) or "vendid=" in head:
+                parsed.append(self.parsed("ibnd", path, parse_ibnetdiscover_file))
+            elif "==(" in head:
+                parsed.append(self.parsed("ibli", path, parse_iblinkinfo_file))
+            else:
+                device = scope if names.device(path.stem) is None and scope else None
+                parsed.append(self.parsed(f"lldp:{device}", path, partial(_lldp, device=device)))
+        if not parsed:
+            return (
+                None,
+                "every as-built file is empty: collect LLDP or ibnetdiscover output",
+                "error",
+            )
+        report = compare(self.design, parsed, names, [str(p) for p in files])
+        mine = [c for c in report.links if not scope or scope in (c.a.split()[0], c.b.split()[0])]
+        extra = [
+            u for u in report.unexpected if not scope or scope in (u.a.split()[0], u.b.split()[0])
+        ]
+        value = {
+            "ports_expected": sum(1 for c in mine if c.status in ("ok", "wrong_speed")),
+            "miswired": sum(1 for c in mine if c.status in ("miswired", "swapped")),
+            "missing": sum(1 for c in mine if c.status == "missing"),
+            "extra": len(extra),
+            "below_rate": sum(1 for c in mine if c.status == "wrong_speed"),
+        }[exp.metric]
+        bad = [c.detail for c in mine if c.status not in ("ok", "unverified")]
+        detail = f"{len(mine)} planned links at {scope or 'all switches'}"
+        if bad:
+            detail += "; " + bad[0]
+        return float(value), detail, ""
+
+
+def _lldp(path: Path, device: str | None) -> Any:
+    from railplan.field.parse_lldp import parse_lldp_file
+
+    return parse_lldp_file(path, device)
+
+
+_KEYWORDS = {
+    "acs": ("lspci", "acs"),
+    "peermem": ("lsmod", "peermem", "modules"),
+    "ibstat": ("ibstat",),
+    "ibv_devinfo": ("ibv_devinfo", "devinfo", "mtu"),
+    "roce": ("roce", "qos"),
+    "nccl_log": ("nccl", ".log", "debug"),
+}
+
+
+def _pick(files: list[Path], source: str) -> list[Path]:
+    """The files a source reads: those named for it when any are, else all of them."""
+    words = _KEYWORDS.get(source)
+    if not words or len(files) < 2:
+        return files
+    named = [p for p in files if any(w in p.name.lower() for w in words)]
+    return named or files
+
+
+def _bare_count(files: list[Path]) -> float | None:
+    if len(files) != 1:
+        return None
+    text = read_text(files[0]).strip()
+    return float(text) if re.fullmatch(r"\d+", text) else None

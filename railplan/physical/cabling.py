@@ -1,0 +1,206 @@
+"""Cables of a placed design: routed length per link, media cage by cage, labels and colours."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from railplan.catalog import Catalog
+from railplan.design import Cable, Design, Link, Placement, Switch
+from railplan.physical import media
+from railplan.physical.floor import End, Floor, node_slots, switch_units
+
+#: TIA-598 fibre colour order, used for rails (or planes)
+TIA_598 = (
+    "blue",
+    "orange",
+    "green",
+    "brown",
+    "slate",
+    "white",
+    "red",
+    "black",
+    "yellow",
+    "violet",
+    "rose",
+    "aqua",
+)
+ROLE_PREFIX = {
+    "leaf": "LF",
+    "spine": "SP",
+    "core": "CR",
+    "tor": "TR",
+    "leaf-a": "LA",
+    "leaf-b": "LB",
+    "rail": "RL",
+}
+
+
+@dataclass(frozen=True)
+class Cabling:
+    """The cables of a design, what their media cost and draw, and each link's routed length."""
+
+    cables: tuple[Cable, ...]
+    notes: tuple[str, ...]
+    cost_usd: float
+    power_w: float
+    routed_m: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a device sits: rack id, lowest U and height in U."""
+
+    rack: str
+    u: int
+    height_u: int
+
+
+def positions(
+    design: Design,
+    floor: Floor,
+    catalog: Catalog,
+    switch_rack: Mapping[str, str],
+    switch_u: Mapping[str, int],
+) -> dict[str, Position]:
+    """Rack and U of every node (from the layout) and switch (from a placement)."""
+    out = {
+        node: Position(rack, u, floor.layout.node_height_u)
+        for node, (rack, u) in node_slots(design, floor).items()
+    }
+    for sw in design.switches:
+        out[sw.id] = Position(switch_rack[sw.id], switch_u[sw.id], switch_units(sw, catalog))
+    return out
+
+
+def placements_of(where: Mapping[str, Position]) -> tuple[Placement, ...]:
+    """Placement records sorted by rack, then from the top of the rack down."""
+    rows = [Placement(dev, p.rack, p.u, p.height_u) for dev, p in where.items()]
+    return tuple(sorted(rows, key=lambda p: (p.rack, -p.u, p.device)))
+
+
+def routed_lengths(design: Design, floor: Floor, where: Mapping[str, Position]) -> dict[str, float]:
+    """Routed length of every link (metres): up, along the trays, down, plus slack."""
+    ends: dict[str, End] = {}
+    for dev, p in where.items():
+        ends[dev] = End(p.rack, floor.port_height_m(p.u, p.height_u))
+    return {
+        lk.id: floor.route_length_m(ends[lk.a_device], ends[lk.b_device]) for lk in design.links
+    }
+
+
+def short_names(design: Design) -> dict[str, str]:
+    """Short device names for labels: ``N17`` for node 17, ``LF0`` for the first leaf, ..."""
+    out = {n.id: f"N{n.index + 1}" for n in design.nodes}
+    count: dict[str, int] = {}
+    for sw in design.switches:
+        prefix = ROLE_PREFIX.get(sw.role, sw.role[:2].upper())
+        out[sw.id] = f"{prefix}{count.get(prefix, 0)}"
+        count[prefix] = count.get(prefix, 0) + 1
+    return out
+
+
+def port_label(design: Design, device: str, port: int, switches: Mapping[str, Switch]) -> str:
+    """Front-panel port name on a switch (``P17``, ``P9/2``), NIC port name on a node."""
+    sw = switches.get(device)
+    if sw is None:
+        return design.shape.port_name(port)
+    return sw.port_name(port)
+
+
+def colour_of(link: Link, switches: Mapping[str, Switch], by: str) -> str:
+    """TIA-598 colour by rail (the link's, else its lower switch's), else by plane."""
+    rail = link.rail
+    if rail < 0:
+        sw = switches.get(link.a_device)
+        rail = sw.rail if sw is not None else -1
+    if by == "rail" and rail >= 0:
+        return TIA_598[rail % len(TIA_598)]
+    return TIA_598[link.plane % len(TIA_598)]
+
+
+def technician_order(design: Design, where: Mapping[str, Position], floor: Floor) -> list[Link]:
+    """Links in the order a technician cables them: by the a end's rack (row, position),
+    from the top of the rack down, then device and port."""
+    rack = floor.rack_by_id
+
+    def key(link: Link) -> tuple[int, int, int, str, int]:
+        p = where[link.a_device]
+        r = rack[p.rack]
+        return (r.row, r.position, -p.u, link.a_device, link.a_port)
+
+    return sorted(design.links, key=key)
+
+
+def build_cables(
+    design: Design,
+    floor: Floor,
+    catalog: Catalog,
+    where: Mapping[str, Position],
+    lengths: Mapping[str, float] | None = None,
+) -> Cabling:
+    """One Cable per link: media chosen per cage component at the routed length, labels per the
+    layout's template, colour by rail or plane; with the media's cost, power and notes.
+
+    Raises InfeasibleError naming the link and its length when no catalog part reaches it.
+    """
+    routed = dict(lengths) if lengths is not None else routed_lengths(design, floor, where)
+    assignment = media.assign_design(design, catalog, routed)
+    names = short_names(design)
+    switches = design.switch_by_id()
+    template = floor.layout.label_template
+    by = floor.layout.colour_by
+    cables = []
+    for n, link in enumerate(technician_order(design, where, floor), start=1):
+        choice = assignment.choices[link.id]
+        cable_id = f"C{n:05d}"
+        labels = []
+        for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
+            p = where[dev]
+            labels.append(
+                template.format(
+                    rack=p.rack,
+                    u=p.u,
+                    device=names[dev],
+                    port=port_label(design, dev, port, switches),
+                    cable=cable_id,
+                    link=link.id,
+                    plane=link.plane,
+                    rail=link.rail,
+                )
+            )
+        cables.append(
+            Cable(
+                id=cable_id,
+                link_id=link.id,
+                media=choice.cable,
+                transceiver_a=choice.transceiver_a,
+                transceiver_b=choice.transceiver_b,
+                length_m=float(choice.stocked_length_m),
+                label_a=labels[0],
+                label_b=labels[1],
+                colour=colour_of(link, switches, by),
+            )
+        )
+    return Cabling(
+        cables=tuple(cables),
+        notes=assignment.notes,
+        cost_usd=assignment.cost_usd,
+        power_w=assignment.power_w,
+        routed_m=routed,
+    )
+
+
+def transceivers_per_cage(design: Design, catalog: Catalog) -> dict[str, int]:
+    """Transceivers by part id counted once per cage (a twin-port module serves two links)."""
+    ends = media.link_ends(design, catalog)
+    seen: dict[tuple[str, int], str] = {}
+    for cable in design.cables:
+        a, b = ends[cable.link_id]
+        for end, part in ((a, cable.transceiver_a), (b, cable.transceiver_b)):
+            if part:
+                seen.setdefault(end.key, part)
+    counts: dict[str, int] = {}
+    for part in seen.values():
+        counts[part] = counts.get(part, 0) + 1
+    return dict(sorted(counts.items()))

@@ -1,0 +1,390 @@
+"""Floor layout: rows of racks, node rack units, and cable lengths routed over overhead trays."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import networkx as nx
+import shapely
+from shapely.geometry import LineString, Point
+
+from railplan.catalog import Catalog
+from railplan.design import Design, Rack, Switch
+from railplan.errors import InfeasibleError, SpecError
+from railplan.spec import U_HEIGHT_M, LayoutSpec
+
+#: headroom over the strict need when ``network_rack_count`` is ``auto`` (need > 1)
+AUTO_HEADROOM = 1.25
+
+
+@dataclass(frozen=True)
+class End:
+    """One end of a cable run: the rack it sits in and the height of its port above the floor."""
+
+    rack: str
+    height_m: float
+
+
+@dataclass
+class Floor:
+    """Racks on the floor and the tray network joining them; answers routed cable lengths."""
+
+    layout: LayoutSpec
+    racks: tuple[Rack, ...]
+    #: compute rack id of each node rack index (``Node.rack``)
+    compute_racks: tuple[str, ...]
+    network_racks: tuple[str, ...]
+    #: network racks standing in the middle of each SU's racks (``in-row`` layouts)
+    su_racks: dict[int, tuple[str, ...]]
+    graph: nx.Graph
+    #: tray graph node where each rack's cables drop in, and the run from rack top to it
+    drop_node: dict[str, str]
+    drop_m: dict[str, float]
+    _from: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
+    _network: frozenset[str] = field(default_factory=frozenset, repr=False)
+
+    def __post_init__(self) -> None:
+        self._network = frozenset(self.network_racks)
+
+    @property
+    def rack_by_id(self) -> dict[str, Rack]:
+        return {r.id: r for r in self.racks}
+
+    def network_row_racks(self) -> tuple[str, ...]:
+        """Racks of the dedicated network row(s); empty unless the layout has one."""
+        if self.layout.network_racks != "network-row":
+            return ()
+        return self.network_racks
+
+    # -- lengths ------------------------------------------------------------------------------
+    def port_height_m(self, u: int, height_u: int) -> float:
+        """Height above the floor of a device's ports: the middle of its rack units."""
+        return (u - 1 + height_u / 2) * U_HEIGHT_M
+
+    def tray_distance_m(self, rack_a: str, rack_b: str) -> float:
+        """Horizontal run from the top of one rack to the top of another along the trays."""
+        if rack_a == rack_b:
+            return 0.0
+        if rack_a not in self._from and (
+            rack_b in self._from or (rack_b in self._network and rack_a not in self._network)
+        ):
+            rack_a, rack_b = rack_b, rack_a
+        dist = self._from.get(rack_a)
+        if dist is None:
+            dist = nx.single_source_dijkstra_path_length(
+                self.graph, self.drop_node[rack_a], weight="length"
+            )
+            self._from[rack_a] = dist
+        path = dist.get(self.drop_node[rack_b])
+        if path is None:
+            raise InfeasibleError(
+                f"layout.trays: no tray joins rack {rack_a} to rack {rack_b}; add a segment "
+                "that connects their trays"
+            )
+        return round(self.drop_m[rack_a] + path + self.drop_m[rack_b], 6)
+
+    def tray_distances_m(self, rack: str, others: Sequence[str]) -> list[float]:
+        """``tray_distance_m`` from one rack to each of ``others`` (one shortest-path run)."""
+        return [self.tray_distance_m(o, rack) if o != rack else 0.0 for o in others]
+
+    def route_length_m(self, a: End, b: End) -> float:
+        """Routed length of a cable: up out of rack a, along the trays, down into rack b, + slack.
+
+        Inside one rack the cable runs only vertically between the two port heights.
+        """
+        slack = self.layout.slack_m
+        if a.rack == b.rack:
+            return round(abs(a.height_m - b.height_m) + slack, 3)
+        tray = self.layout.trays.height_m
+        up = (tray - a.height_m) + (tray - b.height_m)
+        return round(up + self.tray_distance_m(a.rack, b.rack) + slack, 3)
+
+
+# -- rack rows ------------------------------------------------------------------------------
+
+
+def switch_units(sw: Switch, catalog: Catalog) -> int:
+    return catalog.switch(sw.model).rack_units
+
+
+def switch_power_w(sw: Switch, catalog: Catalog, figure: str) -> float:
+    model = catalog.switch(sw.model)
+    return (model.power_max_w if figure == "max" else model.power_typical_w).value
+
+
+def in_compute_rack(sw: Switch) -> bool:
+    """A switch the design ties to a compute rack (a per-rack ToR) sits at that rack's top."""
+    return sw.rack >= 0
+
+
+def network_rack_need(design: Design, layout: LayoutSpec, catalog: Catalog) -> int:
+    """Network racks the switches need by rack units and by power, before any headroom."""
+    usable = layout.rack_height_u - layout.network_rack_reserved_u
+    total_u = 0
+    total_w = 0.0
+    free = [sw for sw in design.switches if not in_compute_rack(sw)]
+    for sw in free:
+        units = switch_units(sw, catalog)
+        watts = switch_power_w(sw, catalog, layout.switch_power)
+        if units > usable:
+            raise SpecError(
+                f"layout.network_rack_reserved_u: a {units}U {sw.model} does not fit the "
+                f"{usable}U left in a network rack; reserve fewer units or use taller racks"
+            )
+        if watts > layout.network_rack_power_w:
+            raise SpecError(
+                f"layout.network_rack_power_w: one {sw.model} draws {watts:g} W, more than a "
+                f"network rack's {layout.network_rack_power_w:g} W budget; raise the budget"
+            )
+        total_u += units
+        total_w += watts
+    if not free:
+        return 0
+    return max(math.ceil(total_u / usable), math.ceil(total_w / layout.network_rack_power_w), 1)
+
+
+def _chunks(items: Sequence[int], size: int) -> list[list[int]]:
+    return [list(items[i : i + size]) for i in range(0, len(items), size)]
+
+
+def _rows(design: Design, layout: LayoutSpec, n_compute: int, n_network: int) -> list[list[str]]:
+    """Rows as lists of ``c<index>`` / ``n<index>`` tokens (compute / network rack)."""
+    per_row = layout.racks_per_row
+    compute = list(range(n_compute))
+    policy = layout.network_racks
+    rows: list[list[str]] = []
+    if policy == "in-row":
+        su_racks = max(1, math.ceil(design.sizing.su_nodes / layout.nodes_per_rack))
+        groups = _chunks(compute, su_racks) or [[]]
+        per_group = max(1, math.ceil(n_network / len(groups)))
+        groups_per_row = max(1, per_row // su_racks)
+        net = 0
+        for row_groups in _chunks(list(range(len(groups))), groups_per_row):
+            row: list[str] = []
+            for g in row_groups:
+                members = groups[g]
+                half = len(members) // 2
+                nets = [f"n{net + k}:{g}" for k in range(per_group)]
+                net += per_group
+                row += [f"c{i}" for i in members[:half]] + nets + [f"c{i}" for i in members[half:]]
+            rows.append(row)
+        return rows
+    compute_rows = _chunks(compute, per_row) or [[]]
+    if policy == "network-row":
+        net_rows = [[f"n{i}" for i in chunk] for chunk in _chunks(list(range(n_network)), per_row)]
+        mid = len(compute_rows) // 2
+        rows = [[f"c{i}" for i in r] for r in compute_rows]
+        return rows[:mid] + net_rows + rows[mid:]
+    per = max(1, math.ceil(n_network / len(compute_rows)))
+    net = 0
+    for members in compute_rows:
+        nets = [f"n{net + k}" for k in range(per)]
+        net += per
+        cs = [f"c{i}" for i in members]
+        if policy == "end-of-row":
+            rows.append(cs + nets)
+        else:  # middle-of-row
+            half = len(cs) // 2
+            rows.append(cs[:half] + nets + cs[half:])
+    return rows
+
+
+def rack_id(row: int, position: int) -> str:
+    """``R<row><position>``, both 1-based and two digits: ``R0103`` is row 1, third rack."""
+    return f"R{row + 1:02d}{position + 1:02d}"
+
+
+def build_floor(design: Design, layout: LayoutSpec, catalog: Catalog) -> Floor:
+    """Lay out the design's compute racks and enough network racks; build the tray network."""
+    n_compute = max((n.rack for n in design.nodes), default=-1) + 1
+    need = network_rack_need(design, layout, catalog)
+    if layout.network_rack_count == "auto":
+        n_network = math.ceil(need * AUTO_HEADROOM - 1e-9) if need > 1 else need
+    else:
+        n_network = layout.network_rack_count
+        if n_network < need:
+            raise SpecError(
+                f"layout.network_rack_count: {n_network} network racks cannot hold the "
+                f"{len(design.switches)} switches, which need at least {need} by rack units and "
+                "power; raise it or use auto"
+            )
+    rows = _rows(design, layout, n_compute, n_network)
+    racks: list[Rack] = []
+    compute: dict[int, str] = {}
+    network: list[str] = []
+    su_racks: dict[int, list[str]] = {}
+    pitch = layout.pitch_m
+    for r, row in enumerate(rows):
+        for p, token in enumerate(row):
+            rid = rack_id(r, p)
+            kind = "compute" if token.startswith("c") else "network"
+            racks.append(
+                Rack(
+                    id=rid,
+                    row=r,
+                    position=p,
+                    kind=kind,
+                    x_m=round(p * layout.rack_width_m, 3),
+                    y_m=round(r * pitch, 3),
+                    height_u=layout.rack_height_u,
+                )
+            )
+            if kind == "compute":
+                compute[int(token[1:])] = rid
+            else:
+                network.append(rid)
+                if ":" in token:
+                    su_racks.setdefault(int(token.split(":")[1]), []).append(rid)
+    graph, drop_node, drop_m = tray_network(racks, layout)
+    return Floor(
+        layout=layout,
+        racks=tuple(racks),
+        compute_racks=tuple(compute[i] for i in range(n_compute)),
+        network_racks=tuple(network),
+        su_racks={k: tuple(v) for k, v in su_racks.items()},
+        graph=graph,
+        drop_node=drop_node,
+        drop_m=drop_m,
+    )
+
+
+# -- trays ----------------------------------------------------------------------------------
+
+
+def row_trays(
+    racks: Sequence[Rack], layout: LayoutSpec
+) -> tuple[dict[str, tuple[float, float]], list[tuple[str, str]]]:
+    """Tray points and segments for ``rows`` routing: a tray above each row's centre line,
+    joined by cross trays just beyond both ends of the longest row (and across the middle)."""
+    trays = layout.trays
+    rows = sorted({r.row for r in racks})
+    longest = max((r.position + 1 for r in racks), default=1) * layout.rack_width_m
+    x_left = -trays.end_clearance_m
+    x_right = longest + trays.end_clearance_m
+    xs = {"L": x_left, "R": x_right}
+    if trays.cross_trays == "ends-and-middle":
+        xs["M"] = longest / 2
+    points: dict[str, tuple[float, float]] = {}
+    segments: list[tuple[str, str]] = []
+    y_of = {r.row: r.y_m + layout.rack_depth_m / 2 for r in racks}
+    for row in rows:
+        names = [f"{side}{row}" for side in sorted(xs, key=lambda s: xs[s])]
+        for name in names:
+            points[name] = (xs[name[0]], y_of[row])
+        segments += list(itertools.pairwise(names))
+    for side in xs:
+        segments += [(f"{side}{a}", f"{side}{b}") for a, b in itertools.pairwise(rows)]
+    return points, segments
+
+
+def _given_trays(
+    layout: LayoutSpec,
+) -> tuple[dict[str, tuple[float, float]], list[tuple[str, str]]]:
+    trays = layout.trays
+    points: dict[str, tuple[float, float]] = {}
+    for i, pt in enumerate(trays.points):
+        if pt.id in points:
+            raise SpecError(f"layout.trays.points.{i}: point id {pt.id!r} is used twice")
+        points[pt.id] = (pt.x_m, pt.y_m)
+    if not trays.segments:
+        raise SpecError("layout.trays.segments: routing graph needs at least one tray segment")
+    for i, (a, b) in enumerate(trays.segments):
+        for end in (a, b):
+            if end not in points:
+                raise SpecError(
+                    f"layout.trays.segments.{i}: unknown point {end!r}; define it under points"
+                )
+        if points[a] == points[b]:
+            raise SpecError(f"layout.trays.segments.{i}: {a} and {b} are the same spot")
+    return points, list(trays.segments)
+
+
+def tray_network(
+    racks: Sequence[Rack], layout: LayoutSpec
+) -> tuple[nx.Graph, dict[str, str], dict[str, float]]:
+    """The tray graph with every rack dropped onto its nearest tray segment (shapely).
+
+    Returns the graph (edge attribute ``length`` in metres), the graph node of each rack's drop
+    and the horizontal distance from the rack's top centre to that tray.
+    """
+    if layout.trays.routing == "rows":
+        points, segments = row_trays(racks, layout)
+    else:
+        points, segments = _given_trays(layout)
+    lines = [LineString([points[a], points[b]]) for a, b in segments]
+    tree = shapely.STRtree(lines)
+    exits = [Point(r.x_m + layout.rack_width_m / 2, r.y_m + layout.rack_depth_m / 2) for r in racks]
+    nearest = tree.query_nearest(exits, all_matches=False) if exits else [[], []]
+    on_segment: dict[int, list[tuple[float, str]]] = {i: [] for i in range(len(lines))}
+    drop_node: dict[str, str] = {}
+    drop_m: dict[str, float] = {}
+    for rack_index, seg in zip(nearest[0], nearest[1], strict=True):
+        rack = racks[int(rack_index)]
+        line = lines[int(seg)]
+        exit_point = exits[int(rack_index)]
+        on_segment[int(seg)].append((float(line.project(exit_point)), rack.id))
+        drop_node[rack.id] = f"rack:{rack.id}"
+        drop_m[rack.id] = round(float(line.distance(exit_point)), 6)
+    graph = nx.Graph()
+    for name in points:
+        graph.add_node(f"pt:{name}")
+    for i, (a, b) in enumerate(segments):
+        chain = [(0.0, f"pt:{a}")]
+        chain += [(t, f"rack:{rid}") for t, rid in sorted(on_segment[i])]
+        chain.append((float(lines[i].length), f"pt:{b}"))
+        for (t0, n0), (t1, n1) in itertools.pairwise(chain):
+            graph.add_edge(n0, n1, length=round(t1 - t0, 6))
+    return graph, drop_node, drop_m
+
+
+# -- where nodes sit ------------------------------------------------------------------------
+
+
+def node_slots(design: Design, floor: Floor) -> dict[str, tuple[str, int]]:
+    """Rack id and lowest U of every node, in index order within each rack."""
+    slots = floor.layout.node_slots()
+    out: dict[str, tuple[str, int]] = {}
+    used: dict[int, int] = {}
+    for node in sorted(design.nodes, key=lambda n: n.index):
+        k = used.get(node.rack, 0)
+        if k >= len(slots):
+            raise SpecError(
+                f"layout.nodes_per_rack: rack {node.rack + 1} holds more nodes than the "
+                f"{len(slots)} slots the layout gives; plan with the same layout"
+            )
+        used[node.rack] = k + 1
+        out[node.id] = (floor.compute_racks[node.rack], slots[k])
+    return out
+
+
+def tor_slots(design: Design, floor: Floor, catalog: Catalog) -> dict[str, tuple[str, int]]:
+    """Rack id and lowest U of every switch tied to a compute rack, stacked down from the top.
+
+    Raises SpecError when they reach down into the node slots.
+    """
+    slots = floor.layout.node_slots()
+    node_top = max(slots) + floor.layout.node_height_u - 1
+    next_top: dict[int, int] = {}
+    out: dict[str, tuple[str, int]] = {}
+    for sw in design.switches:
+        if not in_compute_rack(sw):
+            continue
+        top = next_top.get(sw.rack, floor.layout.rack_height_u)
+        u = top - switch_units(sw, catalog) + 1
+        if u <= node_top:
+            raise SpecError(
+                f"layout.rack_height_u: {sw.id} does not fit above the nodes of compute rack "
+                f"{floor.compute_racks[sw.rack]} (nodes reach U{node_top}); use taller racks or "
+                "fewer nodes_per_rack"
+            )
+        next_top[sw.rack] = u - 1
+        out[sw.id] = (floor.compute_racks[sw.rack], u)
+    return out
+
+
+def racks_of(floor: Floor, kinds: Iterable[str]) -> list[Rack]:
+    wanted = set(kinds)
+    return [r for r in floor.racks if r.kind in wanted]

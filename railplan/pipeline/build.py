@@ -1,0 +1,90 @@
+"""build(spec): the whole pipeline: switch choice, topology, placement and cabling, BOM, check."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from railplan.catalog import Catalog, load_catalog
+from railplan.design import Design
+from railplan.physical.bom import Bom, bom
+from railplan.pipeline.layout import complete
+from railplan.pipeline.plan import plan
+from railplan.solve.placement import PlacementReport
+from railplan.solve.switch_choice import SolverReport, choose
+from railplan.spec import Spec
+from railplan.validate import check
+
+#: run-to-run varying figures kept out of JSON so the same spec gives byte-identical output
+_VOLATILE = ("wall_time_s",)
+
+
+@dataclass(frozen=True)
+class Build:
+    """A finished design with its bill and the reports of the solvers that shaped it."""
+
+    design: Design
+    bom: Bom | None
+    placement: PlacementReport | None
+    switch_choice: SolverReport | None
+
+    def solver_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.switch_choice is not None:
+            out["switch_choice"] = self.switch_choice.to_json()
+        if self.placement is not None:
+            report = self.placement.as_dict()
+            out["placement"] = {k: v for k, v in report.items() if k not in _VOLATILE}
+            out["placement"]["notes"] = list(self.placement.notes)
+        return out
+
+
+def several_models(spec: Spec) -> bool:
+    """True when the spec leaves the switch model open (no shortlist, or more than one)."""
+    return spec.fabric.switches is None or len(spec.fabric.switches) > 1
+
+
+def build(
+    spec: Spec,
+    catalog: Catalog | None = None,
+    *,
+    topology: str | None = None,
+    layout: bool = True,
+    objective: str = "cost",
+    time_limit_s: float | None = None,
+    progress: Callable[[str], None] | None = None,
+    method: Literal["cp-sat", "naive"] = "cp-sat",
+) -> Build:
+    """Plan ``spec`` end to end; the result passes ``check`` (cables included when laid out).
+
+    With several allowed switch models CP-SAT picks the one that minimises ``objective``
+    over the priced fabric; ``layout=False`` stops after the topology (fast at any size);
+    ``method="naive"`` places switches first-fit from the row end instead of solving.
+    """
+    catalog = catalog or load_catalog()
+    say = progress or (lambda _msg: None)
+    chosen: SolverReport | None = None
+    if several_models(spec):
+        say("choosing the switch model")
+        design, chosen = choose(
+            spec, catalog, objective if objective != "length" else "cost", topology=topology
+        )
+    else:
+        design = plan(spec, catalog, topology=topology)
+    if not layout:
+        return Build(design=design, bom=None, placement=None, switch_choice=chosen)
+    say("placing switches and cabling")
+    design, placement = complete(
+        design,
+        spec,
+        catalog,
+        objective=objective,
+        time_limit_s=time_limit_s,
+        progress=say,
+        method=method,
+    )
+    problems = check(design, catalog)
+    if problems:
+        raise AssertionError(f"built design fails check: {problems[:5]}")
+    return Build(design=design, bom=bom(design, catalog), placement=placement, switch_choice=chosen)

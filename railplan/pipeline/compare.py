@@ -1,0 +1,123 @@
+"""compare(spec): plan every topology family for one cluster and put the results side by side."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from railplan.catalog import Catalog, load_catalog
+from railplan.design import Design
+from railplan.design.metrics import inter_switch_links, max_hops
+from railplan.design.summary import plan_summary
+from railplan.errors import InfeasibleError, SpecError
+from railplan.physical.bom import Bom
+from railplan.pipeline.build import build
+from railplan.spec import Spec
+from railplan.traffic.collisions import summary_for_compare
+
+FAMILIES = ("roft", "matrix", "fat-tree", "rail-only")
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    """One family's answer: a design with its derived figures, or why it cannot be built."""
+
+    family: str
+    design: Design | None
+    reason: str = ""
+    max_hops: int | None = None
+    inter_switch_links: int | None = None
+    bom: Bom | None = None
+
+    @property
+    def feasible(self) -> bool:
+        return self.design is not None
+
+
+def compare_family(
+    spec: Spec,
+    catalog: Catalog,
+    family: str,
+    layout: bool = False,
+    method: Literal["cp-sat", "naive"] = "cp-sat",
+) -> CompareRow:
+    """Build ``family`` for the spec's cluster (laid out and billed when ``layout``);
+    an infeasible or invalid request gives the reason."""
+    try:
+        built = build(spec, catalog, topology=family, layout=layout, method=method)
+    except (InfeasibleError, SpecError) as exc:
+        return CompareRow(family=family, design=None, reason=str(exc))
+    design = built.design
+    return CompareRow(
+        family=family,
+        design=design,
+        max_hops=max_hops(design),
+        inter_switch_links=inter_switch_links(design),
+        bom=built.bom,
+    )
+
+
+def compare(
+    spec: Spec,
+    catalog: Catalog | None = None,
+    families: tuple[str, ...] = FAMILIES,
+    *,
+    layout: bool = False,
+    method: Literal["cp-sat", "naive"] = "cp-sat",
+) -> list[CompareRow]:
+    """One row per family (roft, matrix, fat-tree, rail-only), in that order.
+
+    ``layout=True`` places and cables each design and bills it (``row.bom``).
+    """
+    catalog = catalog or load_catalog()
+    return [compare_family(spec, catalog, family, layout, method) for family in families]
+
+
+def bom_differences(base: CompareRow, other: CompareRow) -> dict[str, float]:
+    """``other`` minus ``base`` in switches, transceivers, cables, cost and power, summed from
+    the BOM lines themselves (not from totals or constants)."""
+    assert base.bom is not None and other.bom is not None
+
+    def sums(bill: Bom) -> dict[str, float]:
+        return {
+            "switches": sum(line.count for line in bill.lines if line.kind == "switch"),
+            "transceivers": sum(line.count for line in bill.lines if line.kind == "transceiver"),
+            "cables": sum(
+                line.count for line in bill.lines if line.kind in ("cable", "fibre", "splitter")
+            ),
+            "cost_usd": round(sum(line.total_usd for line in bill.lines), 2),
+            "power_w": round(sum(line.total_power_w for line in bill.lines), 2),
+        }
+
+    a, b = sums(base.bom), sums(other.bom)
+    return {k: round(b[k] - a[k], 2) for k in a}
+
+
+def row_json(row: CompareRow, traffic: bool) -> dict[str, Any]:
+    assert row.design is not None
+    data = plan_summary(row.design)
+    data["max_hops"] = row.max_hops
+    data["inter_switch_links"] = row.inter_switch_links
+    if row.bom is not None:
+        data["totals"] = row.bom.totals.as_dict()
+    if traffic:
+        data["traffic"] = summary_for_compare(row.design)
+    return data
+
+
+def compare_json(rows: list[CompareRow], traffic: bool = True) -> dict[str, Any]:
+    """The ``railplan compare --json`` object: ``{"designs": [...], "infeasible": [...]}``.
+
+    Every design carries the ``plan --json`` keys plus ``max_hops``, ``inter_switch_links``,
+    ``totals`` (when billed), ``traffic`` (when asked) and, beside a billed ROFT, ``vs_roft``:
+    the differences summed from the BOM lines.
+    """
+    feasible = [r for r in rows if r.feasible]
+    designs = [row_json(r, traffic) for r in feasible]
+    base = next((r for r in feasible if r.family == "roft" and r.bom is not None), None)
+    if base is not None:
+        for data, row in zip(designs, feasible, strict=True):
+            if row is not base and row.bom is not None:
+                data["vs_roft"] = bom_differences(base, row)
+    infeasible = [{"topology": r.family, "reason": r.reason} for r in rows if not r.feasible]
+    return {"designs": designs, "infeasible": infeasible}

@@ -1,0 +1,68 @@
+"""complete(design, spec, catalog): lay out the floor, place switches, route and cable every link."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Literal
+
+from railplan.catalog import Catalog
+from railplan.design import Design
+from railplan.physical.cabling import build_cables, placements_of, positions, routed_lengths
+from railplan.physical.costers import OBJECTIVES, coster_for
+from railplan.physical.floor import build_floor
+from railplan.solve.placement import (
+    PlacementReport,
+    naive_placement,
+    place_switches,
+)
+from railplan.spec import Spec
+
+__all__ = ["OBJECTIVES", "complete"]
+
+
+def complete(
+    design: Design,
+    spec: Spec,
+    catalog: Catalog,
+    *,
+    objective: str = "cost",
+    time_limit_s: float | None = None,
+    progress: Callable[[str], None] | None = None,
+    method: Literal["cp-sat", "naive"] = "cp-sat",
+) -> tuple[Design, PlacementReport]:
+    """A new Design with racks, placements and cables filled, and how the placement was found.
+
+    ``method="naive"`` puts the switches first-fit into the network racks from the end of
+    row 1 instead of solving (the baseline the solver is compared with).
+    """
+    say = progress or (lambda _msg: None)
+    floor = build_floor(design, spec.layout, catalog)
+    say(f"layout: {len(floor.racks)} racks, {len(floor.network_racks)} for switches")
+    if method == "naive":
+        placed = naive_placement(design, floor, catalog)
+    else:
+        placed = place_switches(
+            design,
+            floor,
+            catalog,
+            coster_for(design, catalog, objective),
+            spec.layout.placement,
+            time_limit_s=time_limit_s,
+            progress=say,
+        )
+    where = positions(design, floor, catalog, placed.rack, placed.u)
+    lengths = routed_lengths(design, floor, where)
+    cabling = build_cables(design, floor, catalog, where, lengths)
+    say(f"cabling: {len(cabling.cables)} cables, media ${cabling.cost_usd:,.0f}")
+    done = dataclasses.replace(
+        design, racks=floor.racks, placements=placements_of(where), cables=cabling.cables
+    )
+    report = dataclasses.replace(
+        placed.report,
+        cable_cost_usd=round(cabling.cost_usd, 2),
+        cable_power_w=round(cabling.power_w, 2),
+        cables=len(cabling.cables),
+        notes=placed.report.notes + tuple(cabling.notes),
+    )
+    return done, report

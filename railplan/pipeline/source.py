@@ -1,0 +1,134 @@
+"""Which design? A spec file with overrides, a design.json, or a spec given as overrides alone.
+
+``DesignSource`` is the one way every front end obtains a design: ``design()`` for the
+topology, ``built()`` for the finished design with its bill (a cabled design.json is taken as it
+is, unless a re-layout is asked for).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from railplan.catalog import Catalog, load_catalog
+from railplan.design import Design, design_from_dict
+from railplan.errors import DesignFileError, SpecError
+from railplan.physical.bom import bom
+from railplan.pipeline.build import Build, build
+from railplan.pipeline.layout import complete
+from railplan.spec import Spec, apply_overrides, load_spec, spec_from_dict
+from railplan.validate import check
+
+Method = Literal["cp-sat", "naive"]
+
+
+def read_design(path: Path) -> Design:
+    """A design.json file as a Design; a file that is not one raises DesignFileError."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DesignFileError(f"design file {path} does not exist") from None
+    except json.JSONDecodeError as exc:
+        raise DesignFileError(f"{path}: not valid JSON at line {exc.lineno}") from None
+    try:
+        return design_from_dict(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DesignFileError(
+            f"{path}: not a railplan design file ({exc}); write one with railplan plan -o DIR"
+        ) from None
+
+
+@dataclass
+class DesignSource:
+    """A spec file (with ``path=value`` overrides), a design.json, or overrides alone."""
+
+    source: Path | None = None
+    overrides: list[str] = field(default_factory=list)
+    catalog_dir: Path | None = None
+    _catalog: Catalog | None = field(default=None, repr=False)
+    _design: Design | None = field(default=None, repr=False)
+
+    def is_design_file(self) -> bool:
+        return self.source is not None and self.source.suffix.lower() == ".json"
+
+    def catalog(self) -> Catalog:
+        if self._catalog is None:
+            self._catalog = load_catalog(self.catalog_dir)
+        return self._catalog
+
+    def spec(self) -> Spec:
+        """The resolved spec: from the file (with overrides) or from the overrides alone."""
+        if self.is_design_file():
+            return spec_from_dict(self.design().spec, str(self.source))
+        if self.source is not None:
+            if self.source.suffix.lower() not in (".yaml", ".yml"):
+                raise SpecError(f"{self.source}: give a spec .yaml or a design .json file")
+            return load_spec(self.source, self.overrides)
+        if not any(s.startswith("cluster.gpus=") for s in self.overrides):
+            raise SpecError(
+                "no cluster given: pass a spec file, a design.json, or --gpus with --node "
+                "(e.g. railplan plan --gpus 1024 --node dgx-h100)"
+            )
+        return spec_from_dict(apply_overrides({"cluster": {}}, self.overrides), "flags")
+
+    def design(self) -> Design:
+        """The design: read from design.json, or planned from the spec (topology only)."""
+        if self._design is None:
+            if self.is_design_file():
+                if self.overrides:
+                    raise SpecError(
+                        "quick flags and --set apply to specs; a design.json is already planned"
+                    )
+                assert self.source is not None
+                self._design = read_design(self.source)
+            else:
+                self._design = build(self.spec(), self.catalog(), layout=False).design
+        return self._design
+
+    def built(
+        self,
+        *,
+        layout: bool = True,
+        objective: str = "cost",
+        time_limit_s: float | None = None,
+        progress: Callable[[str], None] | None = None,
+        method: Method = "cp-sat",
+        relayout: bool = False,
+    ) -> Build:
+        """The finished design with its bill.
+
+        A spec is planned, laid out and billed by ``build``. A design.json that already has
+        cables is taken as it is (its labels are the site's) unless ``relayout``; one without
+        cables is laid out from its embedded spec. ``layout=False`` stops at the topology.
+        """
+        if not self.is_design_file():
+            built = build(
+                self.spec(),
+                self.catalog(),
+                layout=layout,
+                objective=objective,
+                time_limit_s=time_limit_s,
+                progress=progress,
+                method=method,
+            )
+            self._design = built.design
+            return built
+        design, placement = self.design(), None
+        if layout and (relayout or not design.cables):
+            design, placement = complete(
+                design,
+                self.spec(),
+                self.catalog(),
+                objective=objective,
+                time_limit_s=time_limit_s,
+                progress=progress,
+                method=method,
+            )
+            problems = check(design, self.catalog())
+            if problems:
+                raise AssertionError(f"laid-out design fails check: {problems[:5]}")
+        bill = bom(design, self.catalog()) if design.cables else None
+        return Build(design=design, bom=bill, placement=placement, switch_choice=None)

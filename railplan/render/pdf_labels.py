@@ -1,0 +1,117 @@
+"""Cable end labels on label stock (Avery grids): two labels per cable, its id and far end."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from reportlab.lib.units import mm
+from reportlab.pdfgen import canvas as rl_canvas
+
+from railplan.design import Design
+from railplan.render import pdf_common as pc
+from railplan.render.pdf_common import Progress
+from railplan.render.sheet_rows import CableRow, cable_rows
+
+
+@dataclass(frozen=True)
+class LabelGrid:
+    """A sheet of label stock: columns x rows labels of width x height, with the margins."""
+
+    name: str
+    page: str
+    columns: int
+    rows: int
+    width_mm: float
+    height_mm: float
+    left_mm: float
+    top_mm: float
+    pitch_x_mm: float
+    pitch_y_mm: float
+
+    @property
+    def per_page(self) -> int:
+        return self.columns * self.rows
+
+
+LABEL_GRIDS = {
+    "avery-l7654": LabelGrid("avery-l7654", "a4", 4, 10, 45.7, 25.4, 9.7, 21.5, 48.3, 25.4),
+    "avery-l7159": LabelGrid("avery-l7159", "a4", 3, 8, 63.5, 33.9, 6.5, 12.9, 66.0, 33.9),
+    "avery-5160": LabelGrid("avery-5160", "letter", 3, 10, 66.7, 25.4, 4.8, 12.7, 69.85, 25.4),
+}
+
+
+def render_labels(
+    design: Design, grid: LabelGrid | str = "avery-l7654", revision: str = "draft",
+    design_hash: str = "", progress: Progress | None = None,
+) -> tuple[bytes, int]:  # fmt: skip
+    """A and B end labels of every cable on label stock; returns the PDF and its page count."""
+    import io
+
+    from railplan.testplan import design_hash as hash_of
+
+    g = LABEL_GRIDS[grid] if isinstance(grid, str) else grid
+    size = pc.PAGE_SIZES[g.page]
+    buf = io.BytesIO()
+    c = rl_canvas.Canvas(buf, pagesize=size, invariant=1)
+    c.setTitle(f"Cable labels: {design.name}")
+    c.setAuthor("railplan")
+    c.setCreator("railplan")
+    rows = cable_rows(design)
+    labels = [x for r in rows for x in ((r, "A"), (r, "B"))]
+    pages = max(1, math.ceil(len(labels) / g.per_page))
+    digest = design_hash or hash_of(design)
+    pw, ph = size
+    for page in range(pages):
+        chunk = labels[page * g.per_page : (page + 1) * g.per_page]
+        for i, (row, end) in enumerate(chunk):
+            col, line = i % g.columns, i // g.columns
+            x = (g.left_mm + col * g.pitch_x_mm) * mm
+            y = ph - (g.top_mm + line * g.pitch_y_mm + g.height_mm) * mm
+            _label(c, x, y, g.width_mm * mm, g.height_mm * mm, row, end)
+        c.setFont(pc.FONT, 6)
+        c.setFillColor(pc.GREY)
+        c.drawCentredString(pw / 2, 4 * mm, f"{design.name}  |  cable labels ({g.name})  |  "
+                            f"revision {revision}  |  design {digest}  |  page {page + 1} of {pages}")  # fmt: skip
+        c.showPage()
+        if progress is not None:
+            progress("labels", page + 1, pages)
+    c.save()
+    return buf.getvalue(), pages
+
+
+def _label(c: Any, x: float, y: float, w: float, h: float, row: CableRow, end: str) -> None:
+    here = row.a if end == "A" else row.b
+    text = row.label_a if end == "A" else row.label_b
+    other = row.label_b if end == "A" else row.label_a
+    pad = 1.5 * mm
+    c.setStrokeColor(pc.RULE)
+    c.setLineWidth(0.3)
+    c.rect(x, y, w, h, stroke=1, fill=0)
+    inner = w - 2 * pad
+    size = pc.fit_size(c, text, pc.BOLD, 8.5, inner)
+    c.setFillColor(pc.INK)
+    c.setFont(pc.BOLD, size)
+    c.drawString(x + pad, y + h - pad - size, text)
+    c.setFont(pc.FONT, 6)
+    c.drawString(
+        x + pad, y + h - pad - size - 7.5, f"{end} end of {row.id}  {here.device} {here.port}"
+    )
+    to = f"to {other}"
+    c.setFont(pc.FONT, pc.fit_size(c, to, pc.FONT, 6, inner))
+    c.drawString(x + pad, y + h - pad - size - 14.5, to)
+    if row.colour:
+        form = f"railplanLabelSwatch_{row.colour}"
+        if not c.hasForm(form):  # drawn once per document, placed by reference
+            sw = 2.4 * mm
+            c.beginForm(form, -1, -1, sw + 1, sw + 1)
+            pc.draw_swatch(c, 0, 0, sw, sw, row.colour)
+            c.endForm()
+        c.saveState()
+        c.translate(x + pad, y + pad)
+        c.doForm(form)
+        c.restoreState()
+    c.setFont(pc.FONT, 5.5)
+    c.setFillColor(pc.INK)
+    c.drawString(x + pad + 3.6 * mm, y + pad + 0.6, f"{row.colour}  {row.length} m")

@@ -1,0 +1,271 @@
+"""The spec file's fields: pydantic models, so every error names its field path."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+TOPOLOGIES = ("roft", "rail-only", "matrix", "fat-tree")
+ROUTING_POLICIES = ("default", "ecmp", "dmodk", "deterministic", "adaptive")
+U_HEIGHT_M = 0.04445  # one rack unit, EIA-310
+_RATIO = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*1\s*$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ClusterSpec(_Strict):
+    """The compute side: how many GPUs and what each node looks like."""
+
+    gpus: int = Field(ge=1, le=4_194_304, description="Total GPUs in the cluster")
+    node: str | None = Field(None, description="Node model id from the catalog (e.g. dgx-h100)")
+    gpus_per_node: int | None = Field(None, ge=1, le=64)
+    nic: str | None = Field(None, description="NIC model id from the catalog")
+    nics_per_node: int | None = Field(None, ge=1, le=64)
+    ports_per_nic: int | None = Field(None, ge=1, le=4)
+    port_speed_gbps: int | None = Field(None, gt=0, le=3200)
+
+
+class MatrixSpec(_Strict):
+    """Matrix options: which node ports go to leaf group A (the rest go to group B)."""
+
+    a_ports: list[int] | None = Field(
+        None,
+        description="Node port numbers wired to group A (default: first port of each dual-"
+        "port NIC, else the first half of the NICs)",
+    )
+    links_per_pair: int | None = Field(None, ge=1, description="Parallel links per A-B leaf pair")
+
+
+class FatTreeSpec(_Strict):
+    tors_per_rack: Literal[1, 2] = 1
+
+
+class RoutingSpec(_Strict):
+    policy: Literal["default", "ecmp", "dmodk", "deterministic", "adaptive"] = "default"
+    adaptive_classes: list[int] = Field(
+        default_factory=list, description="IB SLs / classes with AR"
+    )
+
+
+class FabricSpec(_Strict):
+    """The network: topology family, allowed switches and how it is sized."""
+
+    topology: Literal["roft", "rail-only", "matrix", "fat-tree"] = "roft"
+    switches: list[str] | None = Field(
+        None,
+        description="Allowed switch model ids (default: every catalog switch at the NIC speed)",
+    )
+    oversubscription: str = Field("1:1", description="Leaf down:up bandwidth, e.g. '1:1', '3:1'")
+    planes: int = Field(1, ge=1, le=16)
+    plane_assignment: Literal["auto", "port", "nic"] = "auto"
+    whole_su: bool = Field(True, description="Provision whole scalable units (leaves and uplinks)")
+    tiers: Literal["auto", 2, 3] = "auto"
+    matrix: MatrixSpec = Field(default_factory=lambda: MatrixSpec())
+    fat_tree: FatTreeSpec = Field(default_factory=FatTreeSpec)
+    routing: RoutingSpec = Field(default_factory=RoutingSpec)
+
+    @field_validator("oversubscription", mode="before")
+    @classmethod
+    def _yaml11_sexagesimal(cls, v: object) -> object:
+        """YAML 1.1 reads an unquoted ``3:1`` as the base-60 integer 181; read it back."""
+        if isinstance(v, bool):
+            return v
+        if isinstance(v, int):
+            return f"{v // 60}:{v % 60}" if v >= 60 else f"{v}:1"
+        if isinstance(v, float):
+            return f"{v:g}:1"
+        return v
+
+    @field_validator("oversubscription")
+    @classmethod
+    def _ratio(cls, v: str) -> str:
+        m = _RATIO.match(str(v))
+        if not m or float(m.group(1)) < 1:
+            raise ValueError("must be a ratio like '1:1', '2:1' or '3:1' (down:up, >= 1)")
+        value = float(m.group(1))
+        return f"{value:g}:1"
+
+    @field_validator("switches")
+    @classmethod
+    def _nonempty(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None and not v:
+            raise ValueError("list at least one switch model id, or leave it out")
+        return v
+
+    @property
+    def oversubscription_ratio(self) -> float:
+        return float(self.oversubscription.split(":")[0])
+
+
+class TrayPointSpec(_Strict):
+    """A named point of a given cable-tray graph, in floor metres."""
+
+    id: str = Field(min_length=1)
+    x_m: float
+    y_m: float
+
+
+class TraySpec(_Strict):
+    """Overhead cable trays: along every row and across at the row ends, or a given graph."""
+
+    height_m: float = Field(
+        default=2.3, gt=0, le=10, description="Tray height above the floor (above the rack tops)"
+    )
+    routing: Literal["rows", "graph"] = Field(
+        default="rows",
+        description="rows: a tray above each row joined by cross trays; graph: points + segments",
+    )
+    cross_trays: Literal["ends", "ends-and-middle"] = Field(
+        default="ends", description="Where the cross trays joining the rows run (rows routing)"
+    )
+    end_clearance_m: float = Field(
+        default=0.6,
+        ge=0,
+        le=20,
+        description="Distance from the longest row's ends to the cross trays",
+    )
+    points: list[TrayPointSpec] = Field(
+        default_factory=list, description="Tray points of a given graph (routing: graph)"
+    )
+    segments: list[tuple[str, str]] = Field(
+        default_factory=list,
+        description="Straight tray runs between two point ids; trays meet only at points",
+    )
+
+
+class PlacementRulesSpec(_Strict):
+    """Optional placement rules and the solver's limits."""
+
+    leaves_in_su_rack: bool = Field(
+        default=False, description="Every leaf of a scalable unit goes in that SU's network rack"
+    )
+    spines_in_network_row: bool = Field(
+        default=False, description="Spines and cores go in the dedicated network row"
+    )
+    time_limit_s: float = Field(default=5.0, gt=0, le=86_400, description="CP-SAT time limit")
+    random_seed: int = Field(
+        default=1, ge=0, description="CP-SAT random seed (same seed, same answer)"
+    )
+    num_workers: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        description="CP-SAT workers (more than one run interleaved, still deterministic)",
+    )
+    group_size: int = Field(
+        default=8, ge=1, le=64, description="Largest block of like switches placed as one unit"
+    )
+
+
+class LayoutSpec(_Strict):
+    """Floor, racks, trays and labels: where everything physically sits and how cables run."""
+
+    nodes_per_rack: int = Field(default=4, ge=1, le=64)
+    racks_per_row: int = Field(default=16, ge=1, le=99, description="Compute racks in one row")
+    rack_width_m: float = Field(default=0.6, gt=0, le=5)
+    rack_depth_m: float = Field(default=1.2, gt=0, le=5)
+    aisle_width_m: float = Field(default=1.2, ge=0, le=20, description="Aisle between two rows")
+    row_pitch_m: float | None = Field(
+        default=None, gt=0, le=50, description="Row to row distance (default: rack depth + aisle)"
+    )
+    rack_height_u: int = Field(default=42, ge=8, le=60)
+    node_height_u: int = Field(default=8, ge=1, le=20, description="Rack units of one GPU node")
+    node_first_u: int = Field(default=2, ge=1, description="Lowest U of the first node in a rack")
+    node_u: list[int] | None = Field(
+        default=None, description="Explicit lowest U of each node slot (overrides node_first_u)"
+    )
+    network_racks: Literal["end-of-row", "middle-of-row", "in-row", "network-row"] = Field(
+        default="end-of-row", description="Where the racks for leaves, spines and cores stand"
+    )
+    network_rack_count: int | Literal["auto"] = Field(
+        default="auto",
+        description="Network racks in all (auto: enough for the switches' U and power, +25%)",
+    )
+    network_rack_reserved_u: int = Field(
+        default=2,
+        ge=0,
+        le=20,
+        description="U kept free at the top of a network rack (patch panels)",
+    )
+    network_rack_power_w: float = Field(
+        default=30_000, gt=0, description="Power budget of one network rack, in W"
+    )
+    switch_power: Literal["max", "typical"] = Field(
+        default="max", description="Switch power figure counted against the rack budget"
+    )
+    slack_m: float = Field(default=1.0, ge=0, le=20, description="Slack added to every cable")
+    trays: TraySpec = Field(default_factory=TraySpec)
+    placement: PlacementRulesSpec = Field(default_factory=PlacementRulesSpec)
+    label_template: str = Field(
+        default="{rack}-U{u:02d}-{device}-{port}",
+        description="Cable end label; fields: rack, u, device, port, cable, link, plane, rail",
+    )
+    colour_by: Literal["rail", "plane"] = Field(default="rail", description="Cable colour scheme")
+
+    @model_validator(mode="after")
+    def _nodes_fit(self) -> LayoutSpec:
+        slots = self.node_slots()
+        if len(slots) < self.nodes_per_rack:
+            raise ValueError(
+                f"node_u lists {len(slots)} slots for {self.nodes_per_rack} nodes per rack; "
+                "list one lowest U per node"
+            )
+        top = max(slots) + self.node_height_u - 1
+        if top > self.rack_height_u:
+            raise ValueError(
+                f"{self.nodes_per_rack} nodes of {self.node_height_u}U from U{min(slots)} reach "
+                f"U{top}, above the {self.rack_height_u}U rack; lower nodes_per_rack or "
+                "node_height_u"
+            )
+        ordered = sorted(slots)
+        if any(b - a < self.node_height_u for a, b in itertools.pairwise(ordered)):
+            raise ValueError(f"node_u slots overlap: nodes are {self.node_height_u}U tall")
+        if self.trays.height_m < self.rack_height_u * U_HEIGHT_M:
+            raise ValueError(
+                f"trays.height_m {self.trays.height_m} is below the top of a "
+                f"{self.rack_height_u}U rack ({self.rack_height_u * U_HEIGHT_M:.2f} m); raise it"
+            )
+        try:
+            self.label_template.format(
+                rack="R0101", u=1, device="LF0", port="P1", cable="C1", link="L1", plane=0, rail=0
+            )
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(
+                f"label_template {self.label_template!r} is not valid ({exc}); use fields "
+                "rack, u, device, port, cable, link, plane, rail"
+            ) from None
+        return self
+
+    def node_slots(self) -> list[int]:
+        """Lowest U of each node slot in a compute rack."""
+        if self.node_u is not None:
+            return list(self.node_u)
+        return [self.node_first_u + k * self.node_height_u for k in range(self.nodes_per_rack)]
+
+    @property
+    def pitch_m(self) -> float:
+        return (
+            self.row_pitch_m
+            if self.row_pitch_m is not None
+            else self.rack_depth_m + self.aisle_width_m
+        )
+
+
+class Spec(_Strict):
+    """A whole railplan spec file."""
+
+    name: str = Field("cluster", min_length=1, max_length=80, pattern=r"^[A-Za-z0-9._-]+$")
+    cluster: ClusterSpec
+    fabric: FabricSpec = Field(default_factory=lambda: FabricSpec())
+    layout: LayoutSpec = Field(default_factory=LayoutSpec)

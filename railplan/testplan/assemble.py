@@ -1,0 +1,69 @@
+"""Builds the acceptance test plan of a design, section by section."""
+
+from __future__ import annotations
+
+from railplan.catalog import Catalog
+from railplan.design import Design
+from railplan.testplan.cabling_check import cabling_section
+from railplan.testplan.context import PlanContext, device_names
+from railplan.testplan.coverage import choose_pairs
+from railplan.testplan.expected import rates
+from railplan.testplan.fabric import Fabric
+from railplan.testplan.model import Progress, TestPlan, TestPlanOptions, design_hash
+from railplan.testplan.nccl import nccl_section
+from railplan.testplan.node_checks import node_section
+from railplan.testplan.pairs import pairs_section
+from railplan.testplan.prediction import Predictor
+from railplan.testplan.rdma import rdma_section, representatives
+
+
+def build_testplan(
+    design: Design,
+    catalog: Catalog,
+    options: TestPlanOptions | None = None,
+    progress: Progress | None = None,
+) -> TestPlan:
+    """The acceptance test plan of ``design``, sections in the order a crew runs them."""
+    options = options or TestPlanOptions()
+    fabric = Fabric(design)
+    r = rates(design, catalog)
+    devices = device_names(design, catalog, options)
+    ctx = PlanContext(design, fabric, r, devices, options, Predictor(design))
+    steps = ("node checks", "cabling", "pair cover", "rdma", "pairs", "nccl")
+
+    def step(i: int) -> None:
+        if progress:
+            progress("test plan: " + steps[min(i, len(steps) - 1)], i, len(steps))
+
+    step(0)
+    node = node_section(ctx)
+    step(1)
+    cabling = cabling_section(ctx)
+    step(2)
+    chosen = choose_pairs(ctx, None)
+    reps = representatives(ctx)
+    step(3)
+    rdma = rdma_section(ctx, reps, chosen.probes)
+    step(4)
+    pairs = pairs_section(ctx, chosen)
+    step(5)
+    nccl = nccl_section(ctx, reps)
+    if progress:
+        progress("test plan", len(steps), len(steps))
+    groups = {
+        g: tuple(fabric.cable(lk) for lk in links) for g, links in sorted(fabric.groups.items())
+    }
+    return TestPlan(
+        design=design.name,
+        design_hash=design_hash(design),
+        revision=options.revision,
+        topology=design.topology,
+        protocol=r.protocol,
+        line_rate_gbps=r.port_gbps,
+        efficiency=r.efficiency,
+        sections=(node, cabling, rdma, pairs, nccl),
+        coverage=chosen.coverage,
+        link_groups=groups,
+        devices=devices,
+        options=options,
+    )

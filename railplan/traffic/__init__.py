@@ -1,0 +1,1 @@
+"""Traffic on a Design: routing and ECMP hashing, flow sets, max-min sharing, collision reports."""

@@ -1,0 +1,41 @@
+"""Physical rules of a laid-out design: one cable per link, devices inside racks, no overlap."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from railplan.design import Design
+
+
+def one_cable_per_link(d: Design) -> list[str]:
+    per_link = Counter(c.link_id for c in d.cables)
+    out = [f"link {lk.id} has {per_link[lk.id]} cables" for lk in d.links if per_link[lk.id] != 1]
+    dup = [i for i, c in Counter(c.id for c in d.cables).items() if c > 1]
+    out += [f"cable id {i} is used more than once" for i in dup[:5]]
+    return out[:10]
+
+
+def placements(d: Design) -> list[str]:
+    """Every node and switch sits once, inside an existing rack, without overlapping another."""
+    racks = {r.id: r for r in d.racks}
+    devices = [n.id for n in d.nodes] + [s.id for s in d.switches]
+    placed = Counter(p.device for p in d.placements)
+    out = [f"{dev} is placed {placed[dev]} times" for dev in devices if placed[dev] != 1][:10]
+    used: dict[tuple[str, int], str] = {}
+    for p in d.placements:
+        rack = racks.get(p.rack)
+        if rack is None:
+            out.append(f"{p.device} sits in rack {p.rack}, which is not on the floor")
+            continue
+        if p.u < 1 or p.u + p.height_u - 1 > rack.height_u:
+            out.append(
+                f"{p.device} at U{p.u} ({p.height_u}U) does not fit the {rack.height_u}U rack {p.rack}"
+            )
+        for u in range(p.u, p.u + p.height_u):
+            other = used.setdefault((p.rack, u), p.device)
+            if other != p.device:
+                out.append(f"{p.device} and {other} both occupy {p.rack} U{u}")
+                break
+        if len(out) >= 10:
+            break
+    return out

@@ -1,0 +1,219 @@
+"""Wiring rules every family obeys: unique ids, sound ends, NIC ports, spreading, rails, reach."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from railplan.design import Design
+
+MAX_REPORTED = 50
+UPWARD = {"node-leaf": (0, 1), "leaf-spine": (1, 2), "spine-core": (2, 3), "leaf-leaf": (1, 1)}
+
+
+def unique_ids(d: Design) -> list[str]:
+    out = []
+    for what, ids in (
+        ("node", [n.id for n in d.nodes]),
+        ("switch", [s.id for s in d.switches]),
+        ("link", [lk.id for lk in d.links]),
+    ):
+        dup = [i for i, c in Counter(ids).items() if c > 1]
+        out += [f"{what} id {i} is used more than once" for i in dup[:5]]
+    return out
+
+
+def ends(d: Design) -> list[str]:
+    """Link ends exist, ports are in range, used once, speeds and planes agree, tiers go up."""
+    out: list[str] = []
+    switches = d.switch_by_id()
+    nodes = {n.id for n in d.nodes}
+    shape = d.shape
+    used: set[tuple[str, int]] = set()
+    for lk in d.links:
+        lo, hi = UPWARD.get(lk.kind, (-1, -1))
+        if lo < 0:
+            out.append(f"link {lk.id} has unknown kind {lk.kind}")
+            continue
+        for dev, port, tier in ((lk.a_device, lk.a_port, lo), (lk.b_device, lk.b_port, hi)):
+            if (dev, port) in used:
+                out.append(f"port {port} of {dev} is used by more than one link ({lk.id})")
+            used.add((dev, port))
+            if tier == 0:
+                if dev not in nodes:
+                    out.append(f"link {lk.id}: node {dev} does not exist")
+                elif not 0 <= port < shape.ports:
+                    out.append(f"link {lk.id}: {dev} has no port {port}")
+                elif shape.port_plane[port] != lk.plane:
+                    out.append(f"link {lk.id}: node port {port} belongs to another plane")
+                if lk.rate_gbps != shape.port_speed_gbps:
+                    out.append(
+                        f"link {lk.id} runs {lk.rate_gbps}G on a {shape.port_speed_gbps}G NIC"
+                    )
+                continue
+            sw = switches.get(dev)
+            if sw is None:
+                out.append(f"link {lk.id}: switch {dev} does not exist")
+                continue
+            if sw.tier != tier:
+                out.append(f"link {lk.id} ({lk.kind}) lands on {sw.role} {dev}")
+            if not 0 <= port < sw.radix:
+                out.append(f"link {lk.id}: {dev} has no port {port} (radix {sw.radix})")
+            if sw.port_speed_gbps != lk.rate_gbps:
+                out.append(f"link {lk.id} runs {lk.rate_gbps}G on a {sw.port_speed_gbps}G port")
+            if sw.plane != lk.plane:
+                out.append(
+                    f"link {lk.id} crosses from plane {lk.plane} to {dev} in plane {sw.plane}"
+                )
+        if len(out) >= MAX_REPORTED:
+            break
+    return out
+
+
+def nic_ports_cabled_once(d: Design) -> list[str]:
+    count = Counter((lk.a_device, lk.a_port) for lk in d.links if lk.kind == "node-leaf")
+    out = []
+    for node in d.nodes:
+        for port in range(d.shape.ports):
+            if count[(node.id, port)] != 1:
+                out.append(
+                    f"{node.id} port {d.shape.port_name(port)} is cabled {count[(node.id, port)]} times"
+                )
+                if len(out) >= 10:
+                    return out
+    return out
+
+
+def every_switch_used(d: Design) -> list[str]:
+    deg: Counter[str] = Counter()
+    for lk in d.links:
+        deg[lk.a_device] += 1
+        deg[lk.b_device] += 1
+    return [f"switch {s.id} has no links" for s in d.switches if deg[s.id] == 0][:10]
+
+
+def down_up(d: Design) -> tuple[dict[str, int], dict[str, int]]:
+    down: Counter[str] = Counter()
+    up: Counter[str] = Counter()
+    for lk in d.links:
+        if lk.kind == "leaf-leaf":
+            continue
+        up[lk.a_device] += 1
+        down[lk.b_device] += 1
+    return down, up
+
+
+def oversubscription(d: Design) -> list[str]:
+    """Leaves keep down/up <= the asked ratio; spines under cores stay 1:1 or better."""
+    ratio = float(d.sizing.oversubscription.split(":")[0])
+    down, up = down_up(d)
+    out = []
+    for sw in d.switches:
+        if sw.role in ("leaf", "tor"):
+            if up[sw.id] == 0:
+                out.append(f"leaf {sw.id} has no uplinks")
+            elif down[sw.id] > ratio * up[sw.id] + 1e-9:
+                out.append(
+                    f"leaf {sw.id} is {down[sw.id]}:{up[sw.id]} down:up, over the asked "
+                    f"{d.sizing.oversubscription}"
+                )
+        elif sw.role == "spine" and d.sizing.tiers == 3 and down[sw.id] > up[sw.id]:
+            out.append(
+                f"spine {sw.id} is {down[sw.id]}:{up[sw.id]}, oversubscribed toward the cores"
+            )
+    return out[:10]
+
+
+def even_spreading(d: Design) -> list[str]:
+    """Each lower switch sends equal bundles to every upper switch of its plane (or pod)."""
+    switches = d.switch_by_id()
+    bundles: dict[str, Counter[str]] = defaultdict(Counter)
+    for lk in d.links:
+        if lk.kind in ("leaf-spine", "spine-core"):
+            bundles[lk.a_device][lk.b_device] += 1
+    expected: dict[tuple[int, int, int], set[str]] = defaultdict(set)
+    for sw in d.switches:
+        if sw.role == "spine":
+            expected[(sw.plane, 2, sw.pod if d.sizing.tiers == 3 else -1)].add(sw.id)
+    out = []
+    for lower, ups in bundles.items():
+        sw = switches[lower]
+        if len(set(ups.values())) != 1:
+            out.append(f"{lower} spreads its uplinks unevenly: {dict(sorted(ups.items()))}")
+        if sw.tier == 1:
+            pod = sw.pod if d.sizing.tiers == 3 else -1
+            want = expected.get((sw.plane, 2, pod), set())
+            if want and set(ups) != want:
+                out.append(
+                    f"{lower} does not reach every spine of its {'pod' if pod >= 0 else 'plane'}"
+                )
+    return out[:10]
+
+
+def rail_alignment(d: Design) -> list[str]:
+    """Rail switches and ROFT leaves carry a single rail, and ROFT leaves a single SU."""
+    if d.topology not in ("roft", "rail-only"):
+        return []
+    switches = d.switch_by_id()
+    nodes = d.node_by_id()
+    out = []
+    for lk in d.links:
+        if lk.kind != "node-leaf":
+            continue
+        sw = switches[lk.b_device]
+        rail = d.shape.port_rail[lk.a_port]
+        if sw.rail >= 0 and rail != sw.rail:
+            out.append(f"{lk.a_device} rail {rail} lands on {sw.id}, the leaf of rail {sw.rail}")
+        if d.topology == "roft" and nodes[lk.a_device].su != sw.su:
+            out.append(
+                f"{lk.a_device} (SU {nodes[lk.a_device].su + 1}) lands on {sw.id} of another SU"
+            )
+        if len(out) >= 10:
+            break
+    return out
+
+
+def connected(d: Design) -> list[str]:
+    """Every plane is one connected fabric (union-find over switch adjacencies)."""
+    parent: dict[str, str] = {s.id: s.id for s in d.switches}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    if d.topology == "rail-only":  # rails meet inside the nodes (NVLink / PXN)
+        for n in d.nodes:
+            parent[n.id] = n.id
+    for lk in d.links:
+        if (
+            (lk.kind != "node-leaf" or d.topology == "rail-only")
+            and lk.a_device in parent
+            and lk.b_device in parent
+        ):
+            ra, rb = find(lk.a_device), find(lk.b_device)
+            if ra != rb:
+                parent[ra] = rb
+    by_plane: dict[int, set[str]] = defaultdict(set)
+    for s in d.switches:
+        by_plane[s.plane].add(find(s.id))
+    return [
+        f"plane {p} falls apart into {len(roots)} disconnected pieces"
+        for p, roots in sorted(by_plane.items())
+        if len(roots) > 1
+    ]
+
+
+def counts(d: Design) -> list[str]:
+    """Switch and node counts agree with the cluster; at least the closed-form lower bound."""
+    out = []
+    if len(d.nodes) * d.shape.gpus != d.gpus:
+        out.append(f"{len(d.nodes)} nodes x {d.shape.gpus} GPUs is not the {d.gpus} GPUs asked")
+    if len(d.switches) < d.sizing.lower_bound_switches:
+        out.append(
+            f"{len(d.switches)} switches is below the lower bound {d.sizing.lower_bound_switches}"
+        )
+    planes = {s.plane for s in d.switches}
+    if planes != set(range(d.planes)):
+        out.append(f"switches sit in planes {sorted(planes)}, expected 0..{d.planes - 1}")
+    return out
