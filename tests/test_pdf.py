@@ -15,9 +15,10 @@ from railplan.catalog import load_catalog
 from railplan.design import Design
 from railplan.physical.bom import bom
 from railplan.render import cables_csv
-from railplan.render.pdf_common import DocInfo, RowsTable
+from railplan.render.pdf_document import DocInfo
 from railplan.render.pdf_labels import render_labels
 from railplan.render.pdf_sheets import NOT_LAID_OUT, render_sheets, sheets_story
+from railplan.render.pdf_tables import RowsTable
 from railplan.render.pdf_testplan import render_testplan
 from railplan.render.pdf_topology import MAX_BOXES, topology_rows
 from tests.test_testplan import cabled, example_params, example_plan

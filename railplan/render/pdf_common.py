@@ -7,31 +7,19 @@ its swatch (with a hatch pattern per colour), so nothing depends on a colour pri
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_LEFT
-from reportlab.lib.pagesizes import A4, landscape, letter
+from reportlab.lib.pagesizes import A4, letter
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
-from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import (
-    BaseDocTemplate,
     Flowable,
-    Frame,
-    NextPageTemplate,
-    PageBreak,
-    PageTemplate,
     Paragraph,
-    Table,
-    TableStyle,
 )
-
-from railplan.version import __version__
 
 Progress = Callable[[str, int, int], None]
 
@@ -225,257 +213,6 @@ class SectionMark(Flowable):
         c.addOutlineEntry(self.title, self.key, level=self.level, closed=self.level > 0)
 
 
-@dataclass(frozen=True)
-class DocInfo:
-    """What every page says about the document."""
-
-    title: str
-    design: str
-    revision: str
-    design_hash: str
-    page_size: str = "a4"
-
-
-TOTAL_FORM = "railplanPageTotal"
-
-
-class _NumberedCanvas(rl_canvas.Canvas):
-    """Writes the page total once, at the end, as a form every footer refers to."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs["invariant"] = 1
-        super().__init__(*args, **kwargs)
-        self.pages = 0
-
-    def showPage(self) -> None:
-        self.pages += 1
-        super().showPage()
-
-    def save(self) -> None:
-        self.beginForm(TOTAL_FORM)
-        self.setFont(FONT, 7.5)
-        self.setFillColor(GREY)
-        self.drawString(0, 0, str(self.pages))
-        self.endForm()
-        super().save()
-
-
-class Document(BaseDocTemplate):
-    """Portrait and landscape page templates sharing one header and footer."""
-
-    def __init__(self, out: Any, info: DocInfo, progress: Progress | None = None) -> None:
-        size = PAGE_SIZES[info.page_size]
-        super().__init__(
-            out,
-            pagesize=size,
-            leftMargin=MARGIN,
-            rightMargin=MARGIN,
-            topMargin=MARGIN + HEADER_H,
-            bottomMargin=MARGIN + FOOTER_H,
-            title=f"{info.title}: {info.design}",
-            author="railplan",
-            creator=f"railplan {__version__}",
-            producer="railplan (reportlab)",
-            invariant=1,
-        )
-        self.info = info
-        self.section = ""
-        self.subsection = ""
-        self._page_first_sub = ""
-        self.progress = progress
-        self.pages_done = 0
-        templates = []
-        for name, page in (("portrait", size), ("landscape", landscape(size))):
-            w, h = page
-            frame = Frame(
-                MARGIN,
-                MARGIN + FOOTER_H,
-                w - 2 * MARGIN,
-                h - 2 * MARGIN - HEADER_H - FOOTER_H,
-                id=name,
-                leftPadding=0,
-                rightPadding=0,
-                topPadding=0,
-                bottomPadding=0,
-            )
-            templates.append(
-                PageTemplate(
-                    id=name,
-                    frames=[frame],
-                    pagesize=page,
-                    onPage=self._page_start,
-                    onPageEnd=self._decorate,
-                )
-            )
-        self.addPageTemplates(templates)
-
-    def frame_size(self, orientation: str) -> tuple[float, float]:
-        """Width and height of the text frame of a portrait or landscape page."""
-        size = PAGE_SIZES[self.info.page_size]
-        w, h = landscape(size) if orientation == "landscape" else size
-        return w - 2 * MARGIN, h - 2 * MARGIN - HEADER_H - FOOTER_H
-
-    def afterFlowable(self, flowable: Flowable) -> None:
-        if isinstance(flowable, SectionMark):
-            if flowable.level == 0:
-                self.section, self.subsection = flowable.title, ""
-            else:
-                self.subsection = flowable.title
-
-    def _page_start(self, c: Any, doc: Any) -> None:
-        self._page_first_sub = self.subsection
-
-    def _running_title(self) -> str:
-        """Section, and the subsections this page holds (``Rack R0101 to Rack R0102``)."""
-        first, last = self._page_first_sub, self.subsection
-        if not last:
-            return self.section
-        sub = last if not first or first == last else f"{first} to {last}"
-        return f"{self.section}: {sub}"
-
-    def _decorate(self, c: Any, doc: Any) -> None:
-        w, h = c._pagesize
-        info = self.info
-        c.saveState()
-        c.setStrokeColor(RULE)
-        c.setLineWidth(0.5)
-        top = h - MARGIN - HEADER_H + 2.5 * mm
-        c.line(MARGIN, top, w - MARGIN, top)
-        c.setFillColor(INK)
-        c.setFont(BOLD, 9)
-        c.drawString(MARGIN, top + 2 * mm, f"{info.design}  |  {info.title}")
-        c.setFont(FONT, 8)
-        c.drawRightString(w - MARGIN, top + 2 * mm, self._running_title())
-        base = MARGIN + FOOTER_H - 3 * mm
-        c.line(MARGIN, base, w - MARGIN, base)
-        c.setFillColor(GREY)
-        c.setFont(FONT, 7.5)
-        c.drawString(
-            MARGIN,
-            MARGIN * 0.55,
-            f"revision {info.revision}  |  design {info.design_hash}  |  railplan {__version__}",
-        )
-        label = f"page {c.getPageNumber()} of "
-        x = w - MARGIN - 12 * mm - stringWidth(label, FONT, 7.5)
-        c.drawString(x, MARGIN * 0.55, label)
-        c.translate(w - MARGIN - 12 * mm, MARGIN * 0.55)
-        c.doForm(TOTAL_FORM)
-        c.restoreState()
-        self.pages_done += 1
-        if self.progress is not None:
-            self.progress(info.title, self.pages_done, 0)
-
-
-def render(
-    story: Sequence[Flowable], info: DocInfo, progress: Progress | None = None
-) -> tuple[bytes, int]:
-    """The PDF bytes of ``story`` and its page count."""
-    buf = io.BytesIO()
-    doc = Document(buf, info, progress)
-    made: list[_NumberedCanvas] = []
-
-    def maker(*args: Any, **kwargs: Any) -> _NumberedCanvas:
-        c = _NumberedCanvas(*args, **kwargs)
-        made.append(c)
-        return c
-
-    doc.build(list(story), canvasmaker=maker)
-    return buf.getvalue(), made[0].pages if made else 0
-
-
-def landscape_next() -> list[Flowable]:
-    return [NextPageTemplate("landscape"), PageBreak()]
-
-
-def portrait_next() -> list[Flowable]:
-    return [NextPageTemplate("portrait"), PageBreak()]
-
-
-def grid_style(header_rows: int = 1, extra: Sequence[tuple[Any, ...]] = ()) -> TableStyle:
-    """The look of every table: bold shaded header, thin rules, compact padding."""
-    cmds: list[tuple[Any, ...]] = [
-        ("FONT", (0, 0), (-1, -1), FONT, 7),
-        ("FONT", (0, 0), (-1, header_rows - 1), BOLD, 7),
-        ("BACKGROUND", (0, 0), (-1, header_rows - 1), SHADE),
-        ("LINEBELOW", (0, 0), (-1, header_rows - 1), 0.8, INK),
-        ("LINEBELOW", (0, header_rows), (-1, -1), 0.25, RULE),
-        ("VALIGN", (0, 0), (-1, -1), "MIDDLE"),
-        ("LEFTPADDING", (0, 0), (-1, -1), 2),
-        ("RIGHTPADDING", (0, 0), (-1, -1), 2),
-        ("TOPPADDING", (0, 0), (-1, -1), 1),
-        ("BOTTOMPADDING", (0, 0), (-1, -1), 1),
-    ]
-    cmds += list(extra)
-    return TableStyle(cmds)
-
-
-class RowsTable(Flowable):
-    """A long table that fills each page exactly and repeats its header on every page.
-
-    Cheaper than one reportlab Table split page by page (each piece is built once), and
-    unlike fixed chunks it starts right below whatever is already on the page.
-    """
-
-    def __init__(
-        self,
-        header: Sequence[Any],
-        rows: Sequence[Sequence[Any]],
-        widths: Sequence[float],
-        row_h: float = 4.6 * mm,
-        extra: Sequence[tuple[Any, ...]] = (),
-        start: int = 0,
-    ) -> None:
-        super().__init__()
-        self.header = list(header)
-        self.rows = rows
-        self.widths = list(widths)
-        self.row_h = row_h
-        self.extra = list(extra)
-        self.start = start
-
-    def __len__(self) -> int:
-        return len(self.rows) - self.start
-
-    def _table(self, stop: int) -> Table:
-        body = [list(r) for r in self.rows[self.start : stop]]
-        t = Table([self.header, *body], colWidths=self.widths, rowHeights=self.row_h)
-        t.setStyle(grid_style(1, self.extra))
-        return t
-
-    def wrap(self, aw: float, ah: float) -> tuple[float, float]:
-        return sum(self.widths), (len(self) + 1) * self.row_h
-
-    def split(self, aw: float, ah: float) -> list[Flowable]:
-        fit = int(ah // self.row_h) - 1
-        if fit < min(3, len(self)):
-            return []  # too little room: the frame moves on to the next page
-        stop = self.start + fit
-        rest = RowsTable(self.header, self.rows, self.widths, self.row_h, self.extra, stop)
-        return [self._table(stop), rest]
-
-    def drawOn(self, canvas: Any, x: float, y: float, _sW: float = 0) -> None:
-        t = self._table(len(self.rows))
-        t.wrapOn(canvas, sum(self.widths), (len(self) + 1) * self.row_h)
-        t.drawOn(canvas, x, y, _sW)
-
-    def all_rows(self) -> Sequence[Sequence[Any]]:
-        return self.rows[self.start :]
-
-
-def paged_tables(
-    header: Sequence[Any],
-    rows: Sequence[Sequence[Any]],
-    widths: Sequence[float],
-    height: float = 0,
-    row_h: float = 4.6 * mm,
-    extra: Sequence[tuple[Any, ...]] = (),
-) -> list[Flowable]:
-    """``rows`` under a header that repeats on every page (``height`` is unused, kept for
-    callers that size tables by the frame)."""
-    del height
-    return [RowsTable(header, rows, widths, row_h, extra)]
-
-
 def clip(text: str, width: float, font: str = FONT, size: float = 7) -> str:
     """``text`` cut (with an ellipsis) to fit ``width`` points in a table cell."""
     room = width - 4  # cell padding
@@ -496,26 +233,6 @@ def clip_rows(rows: Sequence[list[Any]], widths: Sequence[float]) -> list[list[A
 
 def para(text: str, style: str = "body") -> Paragraph:
     return Paragraph(text, STYLES[style])
-
-
-def kv_table(rows: Sequence[tuple[str, str]], widths: tuple[float, float]) -> Table:
-    """A two-column label/value table (cover pages, summaries)."""
-    data = [
-        [Paragraph(esc(k), STYLES["cellb"]), Paragraph(esc(v), STYLES["cell"])] for k, v in rows
-    ]
-    t = Table(data, colWidths=list(widths))
-    t.setStyle(
-        TableStyle(
-            [
-                ("VALIGN", (0, 0), (-1, -1), "TOP"),
-                ("LINEBELOW", (0, 0), (-1, -1), 0.25, RULE),
-                ("LEFTPADDING", (0, 0), (-1, -1), 2),
-                ("TOPPADDING", (0, 0), (-1, -1), 1.5),
-                ("BOTTOMPADDING", (0, 0), (-1, -1), 1.5),
-            ]
-        )
-    )
-    return t
 
 
 def fit_size(c: Any, text: str, font: str, size: float, width: float) -> float:

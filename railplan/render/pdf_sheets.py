@@ -13,12 +13,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from reportlab.lib.units import mm
-from reportlab.platypus import CondPageBreak, Flowable, Spacer
+from reportlab.platypus import CondPageBreak, Flowable, PageBreak, Spacer
 
 from railplan.design import Design, Switch
 from railplan.physical.bom import Bom
 from railplan.render import pdf_common as pc
-from railplan.render.pdf_common import CHECKBOX, DocInfo, Progress, esc, para, swatch
+from railplan.render import pdf_document as pdoc
+from railplan.render import pdf_tables as ptab
+from railplan.render.pdf_common import CHECKBOX, Progress, esc, para, swatch
+from railplan.render.pdf_document import DocInfo
 from railplan.render.pdf_labels import LABEL_GRIDS, render_labels
 from railplan.render.pdf_topology import TopologyDiagram
 from railplan.render.sheet_rows import NOT_LAID_OUT, CableRow, cable_rows
@@ -72,10 +75,10 @@ def _cover(design: Design, info: DocInfo, bom: Bom | None, rows: list[CableRow])
         Spacer(1, 18 * mm),
         para("Cabling sheets", "title"),
         para(esc(f"{design.name}: {design.gpus:,} GPUs, {design.topology}"), "subtitle"),
-        pc.kv_table(summary, (45 * mm, width - 45 * mm)),
+        ptab.kv_table(summary, (45 * mm, width - 45 * mm)),
         Spacer(1, 6 * mm),
         para("Switches by role", "h2"),
-        pc.kv_table(roles, (60 * mm, 30 * mm)),
+        ptab.kv_table(roles, (60 * mm, 30 * mm)),
         Spacer(1, 6 * mm),
         para(
             "How to use: cable rack by rack from the cable tables (every cable once, listed under "
@@ -215,7 +218,7 @@ def _cable_tables(
             widths,
         )  # fmt: skip
         title = para(f"Rack {esc(rack)}: {len(items)} cable(s)", "h2")
-        tables = pc.paged_tables(header, table, widths, h - 12 * mm)
+        tables = ptab.paged_tables(header, table, widths, h - 12 * mm)
         story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Rack {rack}", f"rack-{rack}", level=1))
         story.append(title)
@@ -255,7 +258,7 @@ def _port_maps(design: Design, rows: list[CableRow], frame: tuple[float, float])
             "h2",
         )
         body = pc.clip_rows([row for _, row in items], widths)
-        tables = pc.paged_tables(header, body, widths, h - 12 * mm)
+        tables = ptab.paged_tables(header, body, widths, h - 12 * mm)
         story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Switch {sw.id}", f"sw-{sw.id}", level=1))
         story.append(title)
@@ -287,7 +290,7 @@ def _bom_section(bom: Bom | None, frame: tuple[float, float]) -> list[Flowable]:
                  f"{t.power_w:,.0f}"])  # fmt: skip
     right = [("ALIGN", (5, 0), (-1, -1), "RIGHT"), ("FONT", (0, -1), (-1, -1), pc.BOLD, 7),
              ("LINEABOVE", (0, -1), (-1, -1), 0.8, pc.INK)]  # fmt: skip
-    story.extend(pc.paged_tables(header, rows, widths, h - 12 * mm, extra=right))
+    story.extend(ptab.paged_tables(header, rows, widths, h - 12 * mm, extra=right))
     story.append(Spacer(1, 3 * mm))
     story.append(para("Sources of prices and power figures:", "h2"))
     for ln in bom.lines:
@@ -300,20 +303,20 @@ def _bom_section(bom: Bom | None, frame: tuple[float, float]) -> list[Flowable]:
 
 
 def sheets_story(design: Design, info: DocInfo, bom: Bom | None) -> list[Flowable]:
-    land = pc.Document(None, info).frame_size("landscape")
+    land = pdoc.Document(None, info).frame_size("landscape")
     rows = cable_rows(design)
     story: list[Flowable] = []
     story += _cover(design, info, bom, rows)
-    story += pc.landscape_next()
+    story += pdoc.landscape_next()
     story += [pc.SectionMark("Topology", "topology"), para("Topology", "h1")]
     story += [TopologyDiagram(design, land[0], land[1] - 12 * mm)]
-    story += [pc.PageBreak()]
+    story += [PageBreak()]
     story += _elevations(design, land)
-    story += [pc.PageBreak()]
+    story += [PageBreak()]
     story += _cable_tables(design, rows, land)
-    story += [pc.PageBreak()]
+    story += [PageBreak()]
     story += _port_maps(design, rows, land)
-    story += [pc.PageBreak()]
+    story += [PageBreak()]
     story += _bom_section(bom, land)
     return story
 
@@ -328,4 +331,4 @@ def render_sheets(
     info = DocInfo(
         "Cabling sheets", design.name, revision, design_hash or hash_of(design), page_size
     )
-    return pc.render(sheets_story(design, info, bom), info, progress)
+    return pdoc.render(sheets_story(design, info, bom), info, progress)

@@ -11,10 +11,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from reportlab.lib.units import mm
-from reportlab.platypus import Flowable, KeepTogether, Paragraph, Spacer
+from reportlab.platypus import Flowable, KeepTogether, PageBreak, Paragraph, Spacer
 
 from railplan.render import pdf_common as pc
-from railplan.render.pdf_common import CHECKBOX, STYLES, DocInfo, Progress, esc, para
+from railplan.render import pdf_document as pdoc
+from railplan.render import pdf_tables as ptab
+from railplan.render.pdf_common import CHECKBOX, STYLES, Progress, esc, para
+from railplan.render.pdf_document import DocInfo
 from railplan.render.testplan_data import check_line
 from railplan.testplan import Check, PlanTest, Section, TestPlan
 
@@ -79,13 +82,13 @@ def _cover(plan: TestPlan, width: float) -> list[Flowable]:
         Spacer(1, 14 * mm),
         para("Acceptance test plan", "title"),
         para(esc(f"{plan.design}: what to run, where, and what must come out"), "subtitle"),
-        pc.kv_table(summary, (42 * mm, width - 42 * mm)),
+        ptab.kv_table(summary, (42 * mm, width - 42 * mm)),
         Spacer(1, 5 * mm),
         para("Coverage", "h2"),
-        pc.kv_table(cov, (42 * mm, width - 42 * mm)),
+        ptab.kv_table(cov, (42 * mm, width - 42 * mm)),
         Spacer(1, 5 * mm),
         para("Order of work", "h2"),
-        pc.kv_table(steps, (10 * mm, width - 10 * mm)),
+        ptab.kv_table(steps, (10 * mm, width - 10 * mm)),
         Spacer(1, 5 * mm),
         para(
             "Run the generated scripts (scripts/run_all.sh, or slurm/submit.sh) or the commands "
@@ -103,7 +106,7 @@ def _table(
 ) -> list[Flowable]:
     w, h = frame
     widths = [w * r / sum(rel) for r in rel]
-    return pc.paged_tables(header, pc.clip_rows(rows, widths), widths, h - 14 * mm)
+    return ptab.paged_tables(header, pc.clip_rows(rows, widths), widths, h - 14 * mm)
 
 
 def _commands(lines: Sequence[str]) -> list[Flowable]:
@@ -235,11 +238,11 @@ def _nccl_section(section: Section, number: int, frame: tuple[float, float]) -> 
 
 
 def testplan_story(plan: TestPlan, info: DocInfo) -> list[Flowable]:
-    doc = pc.Document(None, info)
+    doc = pdoc.Document(None, info)
     portrait = doc.frame_size("portrait")
     land = doc.frame_size("landscape")
     story: list[Flowable] = _cover(plan, portrait[0])
-    story += pc.landscape_next()
+    story += pdoc.landscape_next()
     builders = {
         "node": lambda s, n: _node_section(s, n, land),
         "cabling": lambda s, n: _cabling_section(s, n, land),
@@ -249,7 +252,7 @@ def testplan_story(plan: TestPlan, info: DocInfo) -> list[Flowable]:
     }
     for n, section in enumerate(plan.sections, start=1):
         if n > 1:
-            story.append(pc.PageBreak())
+            story.append(PageBreak())
         story += builders[section.key](section, n)
     return story
 
@@ -259,7 +262,7 @@ def render_testplan(
 ) -> tuple[bytes, int]:
     """The test plan PDF and its page count."""
     info = DocInfo("Acceptance test plan", plan.design, plan.revision, plan.design_hash, page_size)
-    return pc.render(testplan_story(plan, info), info, progress)
+    return pdoc.render(testplan_story(plan, info), info, progress)
 
 
 __all__ = ["check_line", "render_testplan", "testplan_story"]
