@@ -1,14 +1,15 @@
 """Diagnose slow pair tests: node faults (slow with every partner) versus fabric faults.
 
-The rule is the field's partner test ("Why Your GPU Fabric Runs at Half Speed"): a node slow with every partner has a node problem
-(ACS on, GPUDirect RDMA off, its own cables); a node slow with some partners only points at
-the fabric. "Every partner" counts GPU-to-GPU (NCCL) pairs when the node has any: a
-host-memory ib_write_bw does not cross ACS or GPUDirect and stays fast on such a node. A node
-that failed a node check is a node fault outright. For fabric faults the design's paths name the suspects: links every unexplained
-slow pair may cross, minus links some fast pair must cross (a fast pair cannot have crossed a
-bad link it always uses). Under ECMP a pair "may" cross every equal-cost path and "must" cross
-only the links all of them share, so suspects stay wider than under static routing; the next
-test suggested is the pair that best halves the remaining suspects.
+The rule is the field's partner test ("Why Your GPU Fabric Runs at Half Speed"): a node slow
+with every partner has a node problem (ACS on, GPUDirect RDMA off, its own cables); a node slow
+with some partners only points at the fabric. "Every partner" counts GPU-to-GPU (NCCL) pairs
+when the node has any: a host-memory ib_write_bw does not cross ACS or GPUDirect and stays fast
+on such a node. A node that failed a node check is a node fault outright. For fabric faults the
+design's paths name the suspects: links every unexplained slow pair may cross, minus links some
+fast pair must cross (a fast pair cannot have crossed a bad link it always uses). Under ECMP a
+pair "may" cross every equal-cost path and "must" cross only the links all of them share, so
+suspects stay wider than under static routing; the next test suggested is the pair that best
+halves the remaining suspects.
 """
 
 from __future__ import annotations
@@ -163,6 +164,37 @@ def own_links(design: Design, node: str) -> frozenset[str]:
 # -- the diagnosis --------------------------------------------------------------------------------
 
 
+class _Evidence:
+    """What the pair results say, indexed: links each pair may and must cross, fast and slow."""
+
+    def __init__(self, design: Design, pairs: Sequence[PairResult]) -> None:
+        self.sets = {p.test_id: link_sets(design, *p.nodes, p.ports) for p in pairs}
+        self.by_node: dict[str, list[PairResult]] = defaultdict(list)
+        for p in pairs:
+            for n in p.nodes:
+                self.by_node[n].append(p)
+        fast = [p for p in pairs if not p.slow]
+        #: links some fast pair must cross: a fast pair cannot have crossed a bad link it always uses
+        self.cleared = (
+            frozenset().union(*(self.sets[p.test_id][0] for p in fast)) if fast else frozenset()
+        )
+        self.fast_may: dict[str, int] = defaultdict(int)
+        for p in fast:
+            for link in self.sets[p.test_id][1]:
+                self.fast_may[link] += 1
+        # fast with someone over the GPU path: not a node fault
+        self.healthy = {
+            n for p in fast for n in p.nodes if p.gpu or not _gpu_pairs(self.by_node[n])
+        }
+
+    def mine(self, node: str) -> list[PairResult]:
+        """The node's pairs that judge it: GPU pairs when it has any."""
+        return _gpu_pairs(self.by_node[node]) or self.by_node[node]
+
+    def may(self, pair: PairResult) -> frozenset[str]:
+        return self.sets[pair.test_id][1]
+
+
 def diagnose(
     design: Design,
     pairs: Sequence[PairResult],
@@ -175,88 +207,13 @@ def diagnose(
             node_faults=tuple(_fault(n, (), failed[n], True) for n in sorted(failed)),
             notes=("no two-node bandwidth results to diagnose",) if failed else (),
         )
-    sets = {p.test_id: link_sets(design, *p.nodes, p.ports) for p in pairs}
-    by_node: dict[str, list[PairResult]] = defaultdict(list)
-    for p in pairs:
-        for n in p.nodes:
-            by_node[n].append(p)
-    fast = [p for p in pairs if not p.slow]
-    cleared = frozenset().union(*(sets[p.test_id][0] for p in fast)) if fast else frozenset()
-    fast_may: dict[str, int] = defaultdict(int)
-    for p in fast:
-        for link in sets[p.test_id][1]:
-            fast_may[link] += 1
-    # fast with someone over the GPU path: not a node fault
-    healthy = {n for p in fast for n in p.nodes if p.gpu or not _gpu_pairs(by_node[n])}
-    notes: list[str] = []
-    next_tests: list[str] = []
-    fault_nodes: set[str] = {n for n in failed if n in by_node}
-    unsure: dict[str, str] = {}
-    for node in sorted(by_node):
-        mine = _gpu_pairs(by_node[node]) or by_node[node]
-        if node in fault_nodes or not all(p.slow for p in mine):
-            continue
-        if _witness(node, mine, sets, healthy, cleared, own_links(design, node)):
-            fault_nodes.add(node)
-        else:
-            mates = {q for p in mine for q in p.nodes if q != node}
-            unsure[node] = (
-                "one partner only"
-                if len(mates) < 2
-                else "its partners are slow elsewhere too, or share fabric links with it"
-            )
+    ev = _Evidence(design, pairs)
+    fault_nodes, unsure = _node_faults(design, ev, failed)
     slow = [p for p in pairs if p.slow and not fault_nodes & set(p.nodes)]
-    suspects: list[str] = []
-    if slow:
-        common = frozenset.intersection(*(sets[p.test_id][1] for p in slow)) - cleared
-        if common:
-            suspects = sorted(common, key=lambda k: (fast_may[k], k))
-        else:
-            notes.append(
-                "no single link explains every slow pair: more than one fault; suspects are "
-                "the links that explain the most slow pairs"
-            )
-            suspects = _greedy(slow, sets, cleared, fast_may)
-        if not suspects:
-            notes.append("every link the slow pairs cross is also crossed by a fast pair")
-    faults: list[NodeFault] = []
-    for node in sorted(by_node):
-        mine = _gpu_pairs(by_node[node]) or by_node[node]
-        partners = tuple(sorted({q for p in mine for q in p.nodes if q != node}))
-        if node in fault_nodes:
-            slow_with = tuple(sorted({q for p in mine if p.slow for q in p.nodes if q != node}))
-            faults.append(_fault(node, partners, failed.get(node, ()), True, slow_with=slow_with))
-            continue
-        if node not in unsure:
-            continue
-        left = [p for p in by_node[node] if not fault_nodes & (set(p.nodes) - {node})]
-        if left and all(sets[p.test_id][1] & set(suspects) for p in left):
-            continue  # the fabric suspects explain its slow pairs
-        if not left:
-            continue  # slow only with node faults
-        faults.append(_fault(node, partners, (), False, unsure[node]))
-        partner = _same_leaf_partner(design, node, exclude=set(partners) | fault_nodes)
-        if partner:
-            next_tests.append(
-                f"pair test {node} + {partner}: they share their leaves, so no fabric link "
-                f"is crossed; slow again means {node} has a node fault"
-            )
-    for node in sorted(set(failed) - set(by_node)):
-        faults.append(_fault(node, (), failed[node], True))
+    suspects, notes = _fabric_suspects(ev, slow)
+    faults, next_tests = _fault_rows(design, ev, failed, fault_nodes, unsure, suspects)
     labels = {c.link_id: c.id for c in design.cables}
-    links = {lk.id: lk for lk in design.links}
-    slow_count = {k: sum(1 for p in slow if k in sets[p.test_id][1]) for k in suspects}
-    ranked = tuple(
-        LinkSuspect(
-            k,
-            labels.get(k, k),
-            f"{links[k].a_device}:{_port(design, links[k], 'a')}",
-            f"{links[k].b_device}:{_port(design, links[k], 'b')}",
-            slow_count[k],
-            fast_may[k],
-        )
-        for k in suspects
-    )
+    ranked = _ranked(design, ev, slow, suspects, labels)
     if len(suspects) > 1:
         next_tests.append(_split_test(design, suspects, fault_nodes, labels))
     elif len(suspects) == 1:
@@ -265,6 +222,102 @@ def diagnose(
             "slow pairs"
         )
     return Diagnosis(tuple(faults), ranked, tuple(next_tests), tuple(notes))
+
+
+def _node_faults(
+    design: Design, ev: _Evidence, failed: Mapping[str, tuple[str, ...]]
+) -> tuple[set[str], dict[str, str]]:
+    """Nodes slow with every partner that a witness confirms, and those left unsure (why)."""
+    fault_nodes: set[str] = {n for n in failed if n in ev.by_node}
+    unsure: dict[str, str] = {}
+    for node in sorted(ev.by_node):
+        mine = ev.mine(node)
+        if node in fault_nodes or not all(p.slow for p in mine):
+            continue
+        if _witness(node, mine, ev.sets, ev.healthy, ev.cleared, own_links(design, node)):
+            fault_nodes.add(node)
+        else:
+            mates = {q for p in mine for q in p.nodes if q != node}
+            unsure[node] = (
+                "one partner only"
+                if len(mates) < 2
+                else "its partners are slow elsewhere too, or share fabric links with it"
+            )
+    return fault_nodes, unsure
+
+
+def _fabric_suspects(ev: _Evidence, slow: Sequence[PairResult]) -> tuple[list[str], list[str]]:
+    """Links every unexplained slow pair may cross, minus cleared ones (else greedy); notes."""
+    notes: list[str] = []
+    if not slow:
+        return [], notes
+    common = frozenset.intersection(*(ev.may(p) for p in slow)) - ev.cleared
+    if common:
+        return sorted(common, key=lambda k: (ev.fast_may[k], k)), notes
+    notes.append(
+        "no single link explains every slow pair: more than one fault; suspects are "
+        "the links that explain the most slow pairs"
+    )
+    suspects = _greedy(slow, ev.sets, ev.cleared, ev.fast_may)
+    if not suspects:
+        notes.append("every link the slow pairs cross is also crossed by a fast pair")
+    return suspects, notes
+
+
+def _fault_rows(
+    design: Design,
+    ev: _Evidence,
+    failed: Mapping[str, tuple[str, ...]],
+    fault_nodes: set[str],
+    unsure: Mapping[str, str],
+    suspects: Sequence[str],
+) -> tuple[list[NodeFault], list[str]]:
+    """A NodeFault per confirmed or unexplained node, and the pair test that would settle it."""
+    faults: list[NodeFault] = []
+    next_tests: list[str] = []
+    for node in sorted(ev.by_node):
+        mine = ev.mine(node)
+        partners = tuple(sorted({q for p in mine for q in p.nodes if q != node}))
+        if node in fault_nodes:
+            slow_with = tuple(sorted({q for p in mine if p.slow for q in p.nodes if q != node}))
+            faults.append(_fault(node, partners, failed.get(node, ()), True, slow_with=slow_with))
+            continue
+        if node not in unsure:
+            continue
+        left = [p for p in ev.by_node[node] if not fault_nodes & (set(p.nodes) - {node})]
+        if not left or all(ev.may(p) & set(suspects) for p in left):
+            continue  # slow only with node faults, or the fabric suspects explain it
+        faults.append(_fault(node, partners, (), False, unsure[node]))
+        partner = _same_leaf_partner(design, node, exclude=set(partners) | fault_nodes)
+        if partner:
+            next_tests.append(
+                f"pair test {node} + {partner}: they share their leaves, so no fabric link "
+                f"is crossed; slow again means {node} has a node fault"
+            )
+    for node in sorted(set(failed) - set(ev.by_node)):
+        faults.append(_fault(node, (), failed[node], True))
+    return faults, next_tests
+
+
+def _ranked(
+    design: Design,
+    ev: _Evidence,
+    slow: Sequence[PairResult],
+    suspects: Sequence[str],
+    labels: Mapping[str, str],
+) -> tuple[LinkSuspect, ...]:
+    links = {lk.id: lk for lk in design.links}
+    return tuple(
+        LinkSuspect(
+            k,
+            labels.get(k, k),
+            f"{links[k].a_device}:{_port(design, links[k], 'a')}",
+            f"{links[k].b_device}:{_port(design, links[k], 'b')}",
+            sum(1 for p in slow if k in ev.may(p)),
+            ev.fast_may[k],
+        )
+        for k in suspects
+    )
 
 
 def _gpu_pairs(pairs: Sequence[PairResult]) -> list[PairResult]:
