@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "railplan"
@@ -63,3 +64,14 @@ def test_every_module_starts_with_a_docstring():
         if ast.get_docstring(ast.parse(p.read_text())) is None
     ]
     assert missing == []
+
+
+def test_library_cites_public_sources_not_internal_notes():
+    """Users cannot open the project's seed notes, its domain primer or its issue tracker."""
+    internal = re.compile(r"seed[ -]?0\d\d|DOMAIN\.md|\bissue #?\d+", re.IGNORECASE)
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if internal.search(line) and "nccl-tests issue" not in line:
+                offenders.append(f"{path.relative_to(PACKAGE)}:{number}: {line.strip()}")
+    assert offenders == []
