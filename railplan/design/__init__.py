@@ -8,6 +8,7 @@ from railplan.design.types import (
     ROLE_TIER,
     Cable,
     Design,
+    Device,
     Link,
     Node,
     NodeShape,
@@ -16,6 +17,7 @@ from railplan.design.types import (
     Routing,
     Sizing,
     Switch,
+    TierSizing,
 )
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "ROLE_TIER",
     "Cable",
     "Design",
+    "Device",
     "Link",
     "Node",
     "NodeShape",
@@ -32,6 +35,7 @@ __all__ = [
     "Routing",
     "Sizing",
     "Switch",
+    "TierSizing",
     "design_from_dict",
     "design_from_json",
     "design_to_json",

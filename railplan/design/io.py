@@ -10,6 +10,7 @@ from typing import Any
 from railplan.design.types import (
     Cable,
     Design,
+    Device,
     Link,
     Node,
     NodeShape,
@@ -18,13 +19,33 @@ from railplan.design.types import (
     Routing,
     Sizing,
     Switch,
+    TierSizing,
 )
 
 FORMAT_VERSION = 1
+#: fields added after format 1 was fixed: written only when they differ from this default, so
+#: designs that do not use them keep their exact bytes
+SPARSE: dict[str, Any] = {
+    "up_from_port": 0,
+    "up_speed_gbps": 0,
+    "up_ports_per_cage": 0,
+    "spare": False,
+    "tier_sizing": (),
+    "reserved_per_leaf": 0,
+    "attachment": "auto",
+}
 
 
 def _row(obj: Any) -> dict[str, Any]:
-    return {f.name: getattr(obj, f.name) for f in fields(obj)}
+    out = {}
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        if f.name in SPARSE and value == SPARSE[f.name]:
+            continue
+        if f.name == "tier_sizing":
+            value = [_row(t) for t in value]
+        out[f.name] = value
+    return out
 
 
 def _lines(items: Iterable[Any]) -> Iterator[str]:
@@ -48,8 +69,9 @@ def design_to_json(design: Design) -> str:
     parts = ["{"]
     for key in sorted(head):
         parts.append(f"{json.dumps(key)}:{json.dumps(head[key], sort_keys=True)},")
-    lists = (
+    lists: tuple[tuple[str, tuple[Any, ...]], ...] = (
         ("cables", design.cables),
+        *((("devices", design.devices),) if design.devices else ()),
         ("links", design.links),
         ("nodes", design.nodes),
         ("placements", design.placements),
@@ -68,6 +90,12 @@ def _tuples(row: dict[str, Any]) -> dict[str, Any]:
     return {k: tuple(v) if isinstance(v, list) else v for k, v in row.items()}
 
 
+def _sizing(row: dict[str, Any]) -> Sizing:
+    data = _tuples(row)
+    data["tier_sizing"] = tuple(TierSizing(**t) for t in row.get("tier_sizing", ()))
+    return Sizing(**data)
+
+
 def design_from_dict(data: dict[str, Any]) -> Design:
     """Rebuild a Design from the dict parsed out of ``design_to_json`` output."""
     if data.get("format") != FORMAT_VERSION:
@@ -78,7 +106,7 @@ def design_from_dict(data: dict[str, Any]) -> Design:
         gpus=data["gpus"],
         planes=data["planes"],
         shape=NodeShape(**_tuples(data["shape"])),
-        sizing=Sizing(**_tuples(data["sizing"])),
+        sizing=_sizing(data["sizing"]),
         routing=Routing(**_tuples(data["routing"])),
         nodes=tuple(Node(**r) for r in data["nodes"]),
         switches=tuple(Switch(**r) for r in data["switches"]),
@@ -87,6 +115,7 @@ def design_from_dict(data: dict[str, Any]) -> Design:
         racks=tuple(Rack(**r) for r in data.get("racks", [])),
         placements=tuple(Placement(**r) for r in data.get("placements", [])),
         cables=tuple(Cable(**r) for r in data.get("cables", [])),
+        devices=tuple(Device(**r) for r in data.get("devices", [])),
     )
 
 

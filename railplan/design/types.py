@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 ROLE_TIER = {"leaf": 1, "tor": 1, "leaf-a": 1, "leaf-b": 1, "rail": 1, "spine": 2, "core": 3}
-LINK_KINDS = ("node-leaf", "leaf-spine", "spine-core", "leaf-leaf")
+#: ``device-leaf``: an attached device (e.g. a fabric-manager appliance) on reserved leaf ports
+LINK_KINDS = ("node-leaf", "leaf-spine", "spine-core", "leaf-leaf", "device-leaf")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,18 +44,47 @@ class NodeShape:
 
 @dataclass(frozen=True, slots=True)
 class Node:
-    """A GPU server."""
+    """A GPU server; a ``spare`` one is a cabled hot spare, not counted in the cluster's GPUs."""
 
     id: str
     index: int
     su: int
     pod: int
     rack: int
+    spare: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """A non-GPU device cabled to reserved leaf ports (a fabric-manager appliance, ...).
+
+    It stands in the node slot ``index`` (in compute rack ``rack``) that its ports were taken
+    from, as a removed node would leave it; its ports are numbered 0..ports-1.
+    """
+
+    id: str
+    purpose: str
+    plane: int
+    ports: int
+    port_speed_gbps: int
+    form_factor: str
+    index: int
+    rack: int
+    su: int = -1
+
+    def port_name(self, port: int) -> str:
+        return f"P{port + 1}"
 
 
 @dataclass(frozen=True, slots=True)
 class Switch:
-    """A switch with its role in the fabric."""
+    """A switch with its role in the fabric.
+
+    Ports below ``up_from_port`` run at ``port_speed_gbps`` with ``ports_per_cage`` per cage;
+    when ``up_from_port`` is above 0 the ports from it on (toward the next tier) run at
+    ``up_speed_gbps`` with ``up_ports_per_cage`` per cage, starting on a cage of their own.
+    ``radix`` counts the logical ports of both sections.
+    """
 
     id: str
     model: str
@@ -68,16 +98,39 @@ class Switch:
     group: str = ""
     rail: int = -1
     rack: int = -1
+    up_from_port: int = 0
+    up_speed_gbps: int = 0
+    up_ports_per_cage: int = 0
 
     @property
     def tier(self) -> int:
         return ROLE_TIER[self.role]
 
+    @property
+    def mixed_speed(self) -> bool:
+        return self.up_from_port > 0
+
+    def speed_of(self, port: int) -> int:
+        """Gb/s of logical ``port``."""
+        if self.up_from_port and port >= self.up_from_port:
+            return self.up_speed_gbps
+        return self.port_speed_gbps
+
+    def cage_of(self, port: int) -> tuple[int, int, int]:
+        """(cage index, slot in the cage, ports in that cage) of logical ``port``."""
+        if self.up_from_port and port >= self.up_from_port:
+            first = -(-self.up_from_port // self.ports_per_cage)
+            ppc = self.up_ports_per_cage
+            rel = port - self.up_from_port
+            return first + rel // ppc, rel % ppc, ppc
+        return port // self.ports_per_cage, port % self.ports_per_cage, self.ports_per_cage
+
     def port_name(self, port: int) -> str:
         """Front-panel name of a logical port: ``P17`` or ``P9/2`` when a cage carries several."""
-        if self.ports_per_cage == 1:
-            return f"P{port + 1}"
-        return f"P{port // self.ports_per_cage + 1}/{port % self.ports_per_cage + 1}"
+        cage, slot, ppc = self.cage_of(port)
+        if ppc == 1:
+            return f"P{cage + 1}"
+        return f"P{cage + 1}/{slot + 1}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +149,24 @@ class Link:
 
 
 @dataclass(frozen=True, slots=True)
+class TierSizing:
+    """How one tier was sized: model, speeds, down and up ports per switch, the asked ratio.
+
+    ``down_ports`` is what one switch offers the tier below (its nodes or lower switches),
+    ``up_ports`` what it keeps toward the tier above (held back, uncabled, in the top tier
+    when a ratio asks for it).
+    """
+
+    role: str
+    model: str
+    down_gbps: int
+    up_gbps: int
+    down_ports: int
+    up_ports: int
+    oversubscription: str
+
+
+@dataclass(frozen=True, slots=True)
 class Sizing:
     """The figures the construction chose, and the closed-form bounds beside them."""
 
@@ -111,6 +182,12 @@ class Sizing:
     lower_bound_switches: int
     whole_su: bool
     notes: tuple[str, ...] = ()
+    #: per tier, leaf first: its model, port speeds, ports per switch and ratio as sized
+    tier_sizing: tuple[TierSizing, ...] = ()
+    #: down ports every leaf keeps from the active nodes (kept free, or for spare nodes)
+    reserved_per_leaf: int = 0
+    #: how a NIC's ports meet the leaves: auto, single-tor or dual-tor
+    attachment: str = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +256,7 @@ class Design:
     racks: tuple[Rack, ...] = ()
     placements: tuple[Placement, ...] = ()
     cables: tuple[Cable, ...] = ()
+    devices: tuple[Device, ...] = ()
 
     # -- convenience views (computed, never stored) ---------------------------------------
     def switch_counts(self) -> dict[str, int]:
@@ -201,3 +279,11 @@ class Design:
 
     def node_by_id(self) -> dict[str, Node]:
         return {n.id: n for n in self.nodes}
+
+    def device_by_id(self) -> dict[str, Device]:
+        return {d.id: d for d in self.devices}
+
+    @property
+    def active_nodes(self) -> int:
+        """Nodes counted in the cluster's GPUs (spares left out)."""
+        return sum(1 for n in self.nodes if not n.spare)

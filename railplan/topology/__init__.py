@@ -9,9 +9,12 @@ from railplan.design import Design, NodeShape
 from railplan.spec import Spec
 from railplan.topology.fat_tree import fat_tree
 from railplan.topology.matrix import matrix
-from railplan.topology.roft import rail_only, roft
+from railplan.topology.rail_only import rail_only
+from railplan.topology.roft import roft
+from railplan.topology.tiers import TierModels
 
-Generator = Callable[[Spec, NodeShape, SwitchModel], Design]
+#: a family's construction: the spec, the node shape and one switch model (or one per tier)
+Generator = Callable[[Spec, NodeShape, SwitchModel | TierModels], Design]
 
 GENERATORS: dict[str, Generator] = {
     "roft": roft,

@@ -1,4 +1,10 @@
-"""Wire the tiers above the leaves: spines (2-tier) or pods of spines plus cores (3-tier)."""
+"""Wire the tiers above the leaves: spines (2-tier) or pods of spines plus cores (3-tier).
+
+Each tier is sized from its own switch: a spine's leaf-facing ports at the leaf uplink speed,
+its core-facing ports at the spine uplink speed, a core's ports at that speed. The sizing is
+a pure function (``size_upper``) that the wiring follows, so the switch-choice solver can
+count a fabric's switches without wiring it.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,7 @@ from dataclasses import dataclass
 
 from railplan.errors import InfeasibleError
 from railplan.topology.shape import divisors
+from railplan.topology.tiers import UpperTiers
 from railplan.topology.wiring import FabricBuilder
 
 
@@ -25,24 +32,88 @@ class UpLeaf:
 
 
 @dataclass(frozen=True)
-class UpperTiers:
+class UpperPlan:
+    """The sizing of one plane's upper tiers, before any wiring."""
+
     tiers: int
     groups_per_pod: int
     pods: int
+    #: 2-tier: spines of the plane; 3-tier: spines per pod
+    spines: int
+    #: 3-tier: cores per spine group, and each pod's spine uplinks
+    group_cores: int = 0
+    pod_up: tuple[int, ...] = ()
+
+    @property
+    def spine_count(self) -> int:
+        return self.spines if self.tiers == 2 else self.spines * self.pods
+
+    @property
+    def core_count(self) -> int:
+        return self.spines * self.group_cores if self.tiers == 3 else 0
+
+    @property
+    def spine_core_links(self) -> int:
+        return 0 if self.tiers == 2 else self.spines * sum(self.pod_up)
 
 
-def pod_capacity_groups(radix: int, leaves_per_group: int) -> int:
-    """How many whole groups of leaves one 3-tier pod holds (spines at 1:1, one link per leaf)."""
-    return (radix // 2) // leaves_per_group
+def pod_capacity_groups(spine_down: int, leaves_per_group: int) -> int:
+    """How many whole groups of leaves one 3-tier pod holds (one link per leaf and spine)."""
+    return spine_down // leaves_per_group
 
 
-def two_tier_spines(leaves: Sequence[UpLeaf], radix: int) -> int | None:
+def two_tier_spines(leaves: Sequence[UpLeaf], capacity: int) -> int | None:
     """Fewest spines S (a divisor of the largest uplink count) whose ports hold every leaf."""
     u_max = max(leaf.up for leaf in leaves)
     for s in divisors(u_max):
-        if sum(math.ceil(leaf.up / s) for leaf in leaves) <= radix:
+        if sum(math.ceil(leaf.up / s) for leaf in leaves) <= capacity:
             return s
     return None
+
+
+def size_upper(
+    leaves: Sequence[UpLeaf], upper: UpperTiers, tiers: int | None, leaves_per_group: int
+) -> UpperPlan:
+    """How many spines (and cores) one plane needs; ``tiers`` None means the fewest that fit."""
+    if tiers in (None, 2):
+        spines = two_tier_spines(leaves, upper.two_tier_capacity())
+        if spines is not None:
+            return UpperPlan(tiers=2, groups_per_pod=0, pods=0, spines=spines)
+        if tiers == 2:
+            raise CapacityExceeded("2-tier")
+    return _size_three_tier(leaves, upper, leaves_per_group)
+
+
+def _size_three_tier(
+    leaves: Sequence[UpLeaf], upper: UpperTiers, leaves_per_group: int
+) -> UpperPlan:
+    down = upper.spine.down
+    groups_per_pod = pod_capacity_groups(down, leaves_per_group)
+    if groups_per_pod < 1:
+        raise CapacityExceeded(
+            f"a 3-tier pod of {upper.spine.layout.model.id} spines cannot hold one group of "
+            f"{leaves_per_group} leaves"
+        )
+    u_max = max(leaf.up for leaf in leaves)
+    full_pod = groups_per_pod * leaves_per_group
+    pod_spines = next(s for s in divisors(u_max) if full_pod * math.ceil(u_max / s) <= down)
+    pods: dict[int, list[UpLeaf]] = {}
+    for leaf in leaves:
+        pods.setdefault(leaf.group // groups_per_pod, []).append(leaf)
+    n_pods = max(pods) + 1
+    # each spine's uplinks keep the spine ratio for the down ports its pod uses
+    pod_up = tuple(
+        upper.spine.up_for(sum(math.ceil(lf.up / pod_spines) for lf in pods.get(p, [])))
+        for p in range(n_pods)
+    )
+    cu_max = max(pod_up)
+    radix = upper.core.radix
+    group_cores = next(
+        (c for c in divisors(cu_max) if sum(math.ceil(u / c) for u in pod_up) <= radix), None
+    )
+    if group_cores is None:
+        raise CapacityExceeded(f"3-tier: {n_pods} pods exceed what {radix}-port cores hold")
+    return UpperPlan(3, groups_per_pod, n_pods, pod_spines, group_cores, pod_up)
 
 
 def build_upper(
@@ -51,16 +122,18 @@ def build_upper(
     plane: int,
     tiers: int | None,
     leaves_per_group: int,
-) -> UpperTiers:
-    """Add spines (and cores) for ``leaves`` in one plane; ``tiers`` None means fewest that fit."""
-    if tiers in (None, 2):
-        spines = two_tier_spines(leaves, b.radix)
-        if spines is not None:
-            _wire_two_tier(b, leaves, plane, spines)
-            return UpperTiers(tiers=2, groups_per_pod=0, pods=0)
-        if tiers == 2:
-            raise CapacityExceeded("2-tier")
-    return _wire_three_tier(b, leaves, plane, leaves_per_group)
+    upper: UpperTiers,
+) -> UpperPlan:
+    """Add spines (and cores) for ``leaves`` in one plane, as ``size_upper`` sizes them."""
+    plan = size_upper(leaves, upper, tiers, leaves_per_group)
+    if plan.tiers == 2:
+        b.set_layout(2, upper.two_tier_layout())
+        _wire_two_tier(b, leaves, plane, plan.spines)
+    else:
+        b.set_layout(2, upper.spine.layout)
+        b.set_layout(3, upper.core)
+        _wire_three_tier(b, leaves, plane, plan, upper)
+    return plan
 
 
 def _wire_two_tier(b: FabricBuilder, leaves: Sequence[UpLeaf], plane: int, spines: int) -> None:
@@ -72,50 +145,32 @@ def _wire_two_tier(b: FabricBuilder, leaves: Sequence[UpLeaf], plane: int, spine
 
 
 def _wire_three_tier(
-    b: FabricBuilder, leaves: Sequence[UpLeaf], plane: int, leaves_per_group: int
-) -> UpperTiers:
-    radix = b.radix
-    down = radix // 2
-    groups_per_pod = pod_capacity_groups(radix, leaves_per_group)
-    if groups_per_pod < 1:
-        raise CapacityExceeded(
-            f"a 3-tier pod of {radix}-port switches cannot hold one group of {leaves_per_group} leaves"
-        )
-    u_max = max(leaf.up for leaf in leaves)
-    full_pod = groups_per_pod * leaves_per_group
-    pod_spines = next(s for s in divisors(u_max) if full_pod * math.ceil(u_max / s) <= down)
-    pods: list[list[UpLeaf]] = []
+    b: FabricBuilder, leaves: Sequence[UpLeaf], plane: int, plan: UpperPlan, upper: UpperTiers
+) -> None:
+    pods: list[list[UpLeaf]] = [[] for _ in range(plan.pods)]
     for leaf in leaves:
-        pod = leaf.group // groups_per_pod
-        while len(pods) <= pod:
-            pods.append([])
-        pods[pod].append(leaf)
-    # spine uplinks per pod at 1:1 = the spine's used down ports
-    pod_up = [min(radix - down, sum(math.ceil(lf.up / pod_spines) for lf in pod)) for pod in pods]
-    cu_max = max(pod_up)
-    group_cores = next(
-        (c for c in divisors(cu_max) if sum(math.ceil(u / c) for u in pod_up) <= radix), None
-    )
-    if group_cores is None:
-        raise CapacityExceeded(f"3-tier: {len(pods)} pods exceed what {radix}-port cores hold")
+        pods[leaf.group // plan.groups_per_pod].append(leaf)
     spine_ids: list[list[str]] = []
     for p, members in enumerate(pods):
         ids = [
             b.add_switch(f"p{plane}-spine-pod{p + 1:02d}-{j + 1:02d}", "spine", plane, pod=p)
-            for j in range(pod_spines)
+            for j in range(plan.spines)
         ]
         spine_ids.append(ids)
         for leaf in members:
-            per = math.ceil(leaf.up / pod_spines)
+            per = math.ceil(leaf.up / plan.spines)
             for spine in ids:
                 b.connect("leaf-spine", leaf.id, spine, plane, per)
         for spine in ids:
-            b.skip_to(spine, down)
-    for j in range(pod_spines):
-        for c in range(group_cores):
+            b.skip_to(spine, upper.spine.up_start)
+    for j in range(plan.spines):
+        for c in range(plan.group_cores):
             core = b.add_switch(f"p{plane}-core-g{j + 1:02d}-{c + 1:02d}", "core", plane)
-            for p in range(len(pods)):
+            for p in range(plan.pods):
                 b.connect(
-                    "spine-core", spine_ids[p][j], core, plane, math.ceil(pod_up[p] / group_cores)
+                    "spine-core",
+                    spine_ids[p][j],
+                    core,
+                    plane,
+                    math.ceil(plan.pod_up[p] / plan.group_cores),
                 )
-    return UpperTiers(tiers=3, groups_per_pod=groups_per_pod, pods=len(pods))

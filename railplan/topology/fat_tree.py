@@ -11,8 +11,17 @@ from railplan.design import Design, Node, NodeShape, Sizing
 from railplan.errors import InfeasibleError, SpecError
 from railplan.spec import Spec
 from railplan.topology.clos import CapacityExceeded, UpLeaf, build_upper, pod_capacity_groups
-from railplan.topology.roft import default_routing, node_id
-from railplan.topology.shape import LeafSplit, leaf_split, switch_radix
+from railplan.topology.roft import default_routing, node_id, tier_sizing_of, upper_lower_bound
+from railplan.topology.reserved import refuse_reserved
+from railplan.topology.tiers import (
+    TierModels,
+    TierSplit,
+    UpperTiers,
+    per_tier,
+    tier_speeds,
+    tier_split,
+    upper_tiers,
+)
 from railplan.topology.wiring import FabricBuilder
 
 
@@ -49,7 +58,7 @@ def rack_nodes(count: int, nodes_per_rack: int, groups_per_pod: int) -> tuple[No
     )
 
 
-def _check_rack_fits(spec: Spec, shape: NodeShape, split: LeafSplit, model: SwitchModel) -> None:
+def _check_rack_fits(spec: Spec, shape: NodeShape, split: TierSplit, model: SwitchModel) -> None:
     per_rack = spec.layout.nodes_per_rack
     tors = spec.fabric.fat_tree.tors_per_rack
     for plane in range(spec.fabric.planes):
@@ -76,7 +85,7 @@ def _wire_racks(
     shape: NodeShape,
     nodes: Sequence[Node],
     plane: int,
-    split: LeafSplit,
+    split: TierSplit,
 ) -> list[UpLeaf]:
     per_rack = spec.layout.nodes_per_rack
     tors = spec.fabric.fat_tree.tors_per_rack
@@ -98,16 +107,19 @@ def _wire_racks(
         for i, tor in enumerate(ids):
             planned = per_rack if spec.fabric.whole_su else len(members)
             leaves.append(UpLeaf(tor, split.up_for(tor_load(planned, len(ports), tors, i)), rack))
-            b.skip_to(tor, split.down)
+            b.skip_to(tor, split.up_start)
     return leaves
 
 
-def _capacity_message(spec: Spec, shape: NodeShape, model: SwitchModel, radix: int) -> str:
+def _capacity_message(
+    spec: Spec, shape: NodeShape, model: SwitchModel, split: TierSplit, upper: UpperTiers
+) -> str:
     tors = spec.fabric.fat_tree.tors_per_rack
+    radix = split.layout.radix
     if spec.fabric.tiers == 2:
-        racks, kind = radix // tors, "2-tier"
+        racks, kind = upper.two_tier_capacity() // tors, "2-tier"
     else:
-        racks, kind = radix * pod_capacity_groups(radix, tors), "3-tier"
+        racks, kind = upper.core.radix * pod_capacity_groups(upper.spine.down, tors), "3-tier"
     most = racks * spec.layout.nodes_per_rack * shape.gpus
     return (
         f"cluster.gpus: {spec.cluster.gpus} GPUs exceed a {kind} {spec.fabric.oversubscription} "
@@ -117,37 +129,42 @@ def _capacity_message(spec: Spec, shape: NodeShape, model: SwitchModel, radix: i
     )
 
 
-def fat_tree(spec: Spec, shape: NodeShape, model: SwitchModel) -> Design:
+def fat_tree(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> Design:
     """Each rack's nodes on its own ToR(s); ToRs spread their uplinks evenly over the spines."""
+    refuse_reserved(spec, "fat-tree")
+    tm = TierModels.of(models)
+    model = tm.leaf
     n_nodes = spec.cluster.gpus // shape.gpus
-    radix = switch_radix(model, shape.port_speed_gbps)
-    split = leaf_split(radix, spec.fabric.oversubscription_ratio)
+    speeds = tier_speeds(spec, shape)
+    split = tier_split(model, speeds.leaf_down, speeds.leaf_up, spec.fabric.oversubscription_fraction)
+    upper = upper_tiers(spec, tm, speeds)
+    radix = split.layout.radix
     _check_rack_fits(spec, shape, split, model)
     tors = spec.fabric.fat_tree.tors_per_rack
     tiers = None if spec.fabric.tiers == "auto" else int(spec.fabric.tiers)
     nodes = rack_nodes(n_nodes, spec.layout.nodes_per_rack, 0)
-    b = FabricBuilder(model, shape.port_speed_gbps, radix)
+    b = FabricBuilder(split.layout, spine=upper.spine_all, core=upper.core)
     up_total = 0
-    upper = None
+    upper_plan = None
     for plane in range(spec.fabric.planes):
         leaves = _wire_racks(b, spec, shape, nodes, plane, split)
         up_total += sum(leaf.up for leaf in leaves)
         try:
-            upper = build_upper(b, leaves, plane, tiers, tors)
+            upper_plan = build_upper(b, leaves, plane, tiers, tors, upper)
         except CapacityExceeded:
-            raise InfeasibleError(_capacity_message(spec, shape, model, radix)) from None
-    assert upper is not None
+            raise InfeasibleError(_capacity_message(spec, shape, model, split, upper)) from None
+    assert upper_plan is not None
     switches = tuple(b.switches)
-    if upper.tiers == 3:
-        nodes = rack_nodes(n_nodes, spec.layout.nodes_per_rack, upper.groups_per_pod)
+    if upper_plan.tiers == 3:
+        nodes = rack_nodes(n_nodes, spec.layout.nodes_per_rack, upper_plan.groups_per_pod)
         switches = tuple(
-            replace(s, pod=s.rack // upper.groups_per_pod) if s.role == "tor" else s
+            replace(s, pod=s.rack // upper_plan.groups_per_pod) if s.role == "tor" else s
             for s in switches
         )
     racks = math.ceil(n_nodes / spec.layout.nodes_per_rack)
-    per_tier_up = math.ceil(up_total / radix)
-    lower = spec.fabric.planes * racks * tors + (
-        per_tier_up if upper.tiers == 2 else 3 * per_tier_up
+    detailed = per_tier(spec, tm, speeds)
+    lower = spec.fabric.planes * racks * tors + upper_lower_bound(
+        up_total, upper_plan.tiers, upper, detailed
     )
     return Design(
         name=spec.name,
@@ -156,7 +173,7 @@ def fat_tree(spec: Spec, shape: NodeShape, model: SwitchModel) -> Design:
         planes=spec.fabric.planes,
         shape=shape,
         sizing=Sizing(
-            tiers=upper.tiers,
+            tiers=upper_plan.tiers,
             switch_model=model.id,
             radix=radix,
             oversubscription=spec.fabric.oversubscription,
@@ -164,12 +181,16 @@ def fat_tree(spec: Spec, shape: NodeShape, model: SwitchModel) -> Design:
             leaf_up=split.up,
             su_nodes=spec.layout.nodes_per_rack,
             sus=racks,
-            pods=upper.pods,
+            pods=upper_plan.pods,
             lower_bound_switches=lower,
             whole_su=spec.fabric.whole_su,
+            attachment=spec.fabric.attachment,
             notes=(f"{tors} ToR(s) per rack of {spec.layout.nodes_per_rack} nodes",),
+            tier_sizing=tier_sizing_of(spec, split, upper, upper_plan.tiers, "tor")
+            if detailed
+            else (),
         ),
-        routing=default_routing(spec, "fat-tree", upper.tiers),
+        routing=default_routing(spec, "fat-tree", upper_plan.tiers),
         nodes=nodes,
         switches=switches,
         links=tuple(b.links),

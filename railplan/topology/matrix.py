@@ -12,6 +12,8 @@ from railplan.errors import InfeasibleError, SpecError
 from railplan.spec import Spec
 from railplan.topology.roft import default_routing, make_nodes
 from railplan.topology.shape import LeafSplit, leaf_split, switch_radix
+from railplan.topology.reserved import refuse_reserved
+from railplan.topology.tiers import TierModels
 from railplan.topology.wiring import FabricBuilder
 
 _EPS = 1e-9
@@ -310,8 +312,16 @@ def _layout(spec: Spec, n_nodes: int, rails: int, split: LeafSplit) -> MatrixLay
     return lay
 
 
-def matrix(spec: Spec, shape: NodeShape, model: SwitchModel) -> Design:
+def matrix(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> Design:
     """Every A leaf linked to every B leaf with m links; A leaves single-rail, B multi-rail."""
+    model = TierModels.of(models).leaf
+    leaf_tier = spec.fabric.leaf
+    if leaf_tier is not None and leaf_tier.up_gbps not in (None, shape.port_speed_gbps):
+        raise SpecError(
+            f"fabric.leaf.up_gbps: a Matrix links its leaves at the node speed "
+            f"({shape.port_speed_gbps}G); leave up_gbps out or use topology roft"
+        )
+    refuse_reserved(spec, "matrix")
     n_nodes = spec.cluster.gpus // shape.gpus
     radix = switch_radix(model, shape.port_speed_gbps)
     split = leaf_split(radix, spec.fabric.oversubscription_ratio)
@@ -347,6 +357,7 @@ def matrix(spec: Spec, shape: NodeShape, model: SwitchModel) -> Design:
             pods=0,
             lower_bound_switches=matrix_lower_bound(n_nodes, groups, split.down),
             whole_su=spec.fabric.whole_su,
+            attachment=spec.fabric.attachment,
             notes=_notes(first),
         ),
         routing=default_routing(spec, "matrix", 1),

@@ -1,20 +1,43 @@
-"""Rail-optimized fat-tree (ROFT) and rail-only constructions: closed form, no solver."""
+"""Rail-optimized fat-tree (ROFT): closed form, no solver; each tier sized from its own switch."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from railplan.catalog import SwitchModel
-from railplan.design import Design, Node, NodeShape, Routing, Sizing
+from railplan.design import Design, Device, Node, NodeShape, Routing, Sizing, TierSizing
 from railplan.errors import InfeasibleError
 from railplan.spec import Spec
-from railplan.topology.clos import CapacityExceeded, UpLeaf, build_upper, pod_capacity_groups
-from railplan.topology.shape import leaf_split, switch_radix
+from railplan.topology.clos import (
+    CapacityExceeded,
+    UpLeaf,
+    UpperPlan,
+    build_upper,
+    pod_capacity_groups,
+)
+from railplan.topology.reserved import Reserved, reserve
+from railplan.topology.tiers import (
+    TierModels,
+    TierSplit,
+    UpperTiers,
+    per_tier,
+    tier_speeds,
+    tier_split,
+    upper_tiers,
+    uplinks_for,
+)
 from railplan.topology.wiring import FabricBuilder
 
 
 def rails_per_plane(shape: NodeShape) -> int:
-    return shape.ports // max(1, len(set(shape.port_plane)))
+    """Rails of one plane: distinct rails among the node ports of plane 0."""
+    return len({r for r, p in zip(shape.port_rail, shape.port_plane, strict=True) if p == 0})
+
+
+def ports_per_rail(shape: NodeShape) -> int:
+    """Node ports one node puts on each leaf of its SU (2 with single-tor dual-port NICs)."""
+    return shape.port_plane.count(0) // max(1, rails_per_plane(shape))
 
 
 def node_id(index: int, count: int) -> str:
@@ -36,46 +59,81 @@ def make_nodes(
     )
 
 
-def roft(spec: Spec, shape: NodeShape, model: SwitchModel) -> Design:
+def su_nodes_of(
+    n_active: int, su_active: int, spares: int, sus: int, sus_per_pod: int, nodes_per_rack: int
+) -> tuple[Node, ...]:
+    """Nodes SU by SU: each SU's active nodes, then its spare nodes; indices run on."""
+    if not spares:
+        return make_nodes(n_active, su_active, sus_per_pod, nodes_per_rack)
+    total = n_active + sus * spares
+    out: list[Node] = []
+    for su in range(sus):
+        active = max(0, min(su_active, n_active - su * su_active))
+        for k in range(active + spares):
+            i = len(out)
+            out.append(
+                Node(
+                    id=node_id(i, total),
+                    index=i,
+                    su=su,
+                    pod=su // sus_per_pod if sus_per_pod else 0,
+                    rack=i // nodes_per_rack,
+                    spare=k >= active,
+                )
+            )
+    return tuple(out)
+
+
+def node_ports(shape: NodeShape, plane: int, rail: int) -> list[int]:
+    """The node ports of ``plane`` on ``rail`` (one, or a NIC's ports with single-tor)."""
+    ports = [
+        port
+        for port, (p, r) in enumerate(zip(shape.port_plane, shape.port_rail, strict=True))
+        if p == plane and r == rail
+    ]
+    assert ports, "no node port for plane/rail"
+    return ports
+
+
+def roft(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> Design:
     """Rail k of every node in an SU on leaf k of that SU; leaves spread uplinks over spines."""
+    tm = TierModels.of(models)
     n_nodes = spec.cluster.gpus // shape.gpus
     planes = spec.fabric.planes
-    radix = switch_radix(model, shape.port_speed_gbps)
-    split = leaf_split(radix, spec.fabric.oversubscription_ratio)
-    rails = rails_per_plane(shape)
-    sus = math.ceil(n_nodes / split.down)
+    speeds = tier_speeds(spec, shape)
+    leaf = tier_split(
+        tm.leaf, speeds.leaf_down, speeds.leaf_up, spec.fabric.oversubscription_fraction
+    )
+    upper = upper_tiers(spec, tm, speeds)
+    rails, ppr = rails_per_plane(shape), ports_per_rail(shape)
+    res = reserve(spec, rails, ppr)
+    su_active = res.su_active(leaf.down)
+    if su_active < 1:
+        raise InfeasibleError(
+            f"fabric.reserved_ports: {res.per_leaf} reserved port(s) per leaf leave no node "
+            f"port on a {leaf.down}-down-port {tm.leaf.id} leaf; reserve fewer"
+        )
+    sus = res.sus(n_nodes, su_active)
     tiers = None if spec.fabric.tiers == "auto" else int(spec.fabric.tiers)
-    b = FabricBuilder(model, shape.port_speed_gbps, radix)
-    nodes = make_nodes(n_nodes, split.down, 0, spec.layout.nodes_per_rack)
-    upper = None
+    b = FabricBuilder(leaf.layout, spine=upper.spine_all, core=upper.core)
+    per_rack = spec.layout.nodes_per_rack
+    nodes = su_nodes_of(n_nodes, su_active, res.spares_per_su, sus, 0, per_rack)
+    plan: UpperPlan | None = None
     up_total = 0
     for plane in range(planes):
-        leaves: list[UpLeaf] = []
-        for su in range(sus):
-            members = nodes[su * split.down : (su + 1) * split.down]
-            up = split.up if spec.fabric.whole_su else split.up_for(len(members))
-            for rail in range(rails):
-                leaf = b.add_switch(
-                    f"p{plane}-leaf-su{su + 1:02d}-r{rail}", "leaf", plane, su=su, rail=rail
-                )
-                leaves.append(UpLeaf(leaf, up, su))
-                up_total += up
-                port = _node_port(shape, plane, rail)
-                for node in members:
-                    b.add_link("node-leaf", node.id, port, leaf, b.take_port(leaf), plane, rail)
-                b.skip_to(leaf, split.down)
+        leaves = _wire_leaves(b, spec, shape, nodes, plane, leaf, res, sus, n_nodes, su_active)
+        up_total += sum(lf.up for lf in leaves)
         try:
-            upper = build_upper(b, leaves, plane, tiers, rails)
+            plan = build_upper(b, leaves, plane, tiers, rails, upper)
         except CapacityExceeded:
-            raise InfeasibleError(
-                _capacity_message(spec, shape, model, radix, split.down, rails)
-            ) from None
-    assert upper is not None
-    if upper.tiers == 3:
-        nodes = make_nodes(n_nodes, split.down, upper.groups_per_pod, spec.layout.nodes_per_rack)
-    leaves_lb = planes * rails * sus
-    per_tier_up = math.ceil(up_total / radix)
-    lower = leaves_lb + (per_tier_up if upper.tiers == 2 else 3 * per_tier_up)
+            raise InfeasibleError(_capacity_message(spec, shape, tm, leaf, upper)) from None
+    assert plan is not None
+    if plan.tiers == 3:
+        nodes = su_nodes_of(
+            n_nodes, su_active, res.spares_per_su, sus, plan.groups_per_pod, per_rack
+        )
+    detailed = per_tier(spec, tm, speeds) or bool(spec.fabric.reserved_ports)
+    lower = planes * rails * sus + upper_lower_bound(up_total, plan.tiers, upper, detailed)
     return Design(
         name=spec.name,
         topology="roft",
@@ -83,100 +141,158 @@ def roft(spec: Spec, shape: NodeShape, model: SwitchModel) -> Design:
         planes=planes,
         shape=shape,
         sizing=Sizing(
-            tiers=upper.tiers,
-            switch_model=model.id,
-            radix=radix,
+            tiers=plan.tiers,
+            switch_model=tm.leaf.id,
+            radix=leaf.layout.radix,
             oversubscription=spec.fabric.oversubscription,
-            leaf_down=split.down,
-            leaf_up=split.up,
-            su_nodes=split.down,
+            leaf_down=leaf.down,
+            leaf_up=leaf.up,
+            su_nodes=su_active,
             sus=sus,
-            pods=upper.pods,
+            pods=plan.pods,
             lower_bound_switches=lower,
             whole_su=spec.fabric.whole_su,
+            notes=res.notes(su_active, sus, n_nodes),
+            tier_sizing=tier_sizing_of(spec, leaf, upper, plan.tiers) if detailed else (),
+            reserved_per_leaf=res.per_leaf,
+            attachment=spec.fabric.attachment,
         ),
-        routing=default_routing(spec, "roft", upper.tiers),
+        routing=default_routing(spec, "roft", plan.tiers),
         nodes=nodes,
         switches=tuple(b.switches),
         links=tuple(b.links),
         spec=spec.model_dump(mode="json"),
+        devices=tuple(b.devices),
     )
 
 
-def _node_port(shape: NodeShape, plane: int, rail: int) -> int:
-    for port, (p, r) in enumerate(zip(shape.port_plane, shape.port_rail, strict=True)):
-        if p == plane and r == rail:
-            return port
-    raise AssertionError("no node port for plane/rail")
+def _wire_leaves(
+    b: FabricBuilder,
+    spec: Spec,
+    shape: NodeShape,
+    nodes: Sequence[Node],
+    plane: int,
+    leaf: TierSplit,
+    res: Reserved,
+    sus: int,
+    n_nodes: int,
+    su_active: int,
+) -> list[UpLeaf]:
+    """Leaves of one plane with their node (and device) links; their uplink needs."""
+    rails, ppr = rails_per_plane(shape), ports_per_rail(shape)
+    by_su: dict[int, list[Node]] = {}
+    for node in nodes:
+        by_su.setdefault(node.su, []).append(node)
+    devices = _devices(b, spec, shape, res, plane, len(nodes), sus)
+    leaves: list[UpLeaf] = []
+    for su in range(sus):
+        members = by_su.get(su, [])
+        for rail in range(rails):
+            lf = b.add_switch(
+                f"p{plane}-leaf-su{su + 1:02d}-r{rail}", "leaf", plane, su=su, rail=rail
+            )
+            for node in members:
+                for port in node_ports(shape, plane, rail):
+                    b.add_link("node-leaf", node.id, port, lf, b.take_port(lf), plane, rail)
+            used = len(members) * ppr
+            if su == sus - 1:
+                for dev, dev_port in devices.get(rail, []):
+                    b.add_link("device-leaf", dev, dev_port, lf, b.take_port(lf), plane, rail)
+                    used += 1
+            if spec.fabric.whole_su:
+                up = leaf.up
+            else:
+                active = max(0, min(su_active, n_nodes - su * su_active))
+                planned = (active + res.spares_per_su) * ppr + used - len(members) * ppr
+                up = leaf.up_for(planned)
+            leaves.append(UpLeaf(lf, up, su))
+            b.skip_to(lf, leaf.up_start)
+    return leaves
+
+
+def _devices(
+    b: FabricBuilder,
+    spec: Spec,
+    shape: NodeShape,
+    res: Reserved,
+    plane: int,
+    n_node_slots: int,
+    sus: int,
+) -> dict[int, list[tuple[str, int]]]:
+    """The plane's attached devices, and per rail the (device, port) pairs its leaf takes."""
+    rails, ppr = rails_per_plane(shape), ports_per_rail(shape)
+    per_rail: dict[int, list[tuple[str, int]]] = {}
+    slot = n_node_slots
+    for ask in res.asks:
+        if ask.cabled:
+            dev = b.add_device(
+                Device(
+                    id=f"p{plane}-{ask.slug}",
+                    purpose=ask.purpose,
+                    plane=plane,
+                    ports=ask.count,
+                    port_speed_gbps=shape.port_speed_gbps,
+                    form_factor=ask.form_factor,
+                    index=slot,
+                    rack=slot // spec.layout.nodes_per_rack,
+                    su=sus - 1,
+                )
+            )
+            for j in range(ask.count):
+                per_rail.setdefault((j // ppr) % rails, []).append((dev, j))
+        slot += ask.slots
+    return per_rail
+
+
+def upper_lower_bound(up_total: int, tiers: int, upper: UpperTiers, detailed: bool) -> int:
+    """Closed-form lower bound on the switches above the leaves."""
+    if tiers == 2:
+        return math.ceil(up_total / upper.two_tier_capacity())
+    if not detailed:
+        return 3 * math.ceil(up_total / upper.spine.layout.radix)
+    sp = upper.spine
+    spine_up = uplinks_for(up_total, sp.layout.down_gbps, sp.layout.up_gbps, sp.ratio)
+    spines = max(math.ceil(up_total / sp.down), math.ceil(spine_up / sp.up))
+    return spines + math.ceil(spine_up / upper.core.radix)
+
+
+def tier_sizing_of(
+    spec: Spec, leaf: TierSplit, upper: UpperTiers, tiers: int, leaf_role: str = "leaf"
+) -> tuple[TierSizing, ...]:
+    """Each tier's model, speeds, ports per switch and asked ratio, leaf first."""
+    spine_text = "1:1"
+    if spec.fabric.spine is not None and spec.fabric.spine.oversubscription is not None:
+        spine_text = spec.fabric.spine.oversubscription
+    out = [leaf.sizing(leaf_role, spec.fabric.oversubscription)]
+    if tiers == 2 and not upper.spine_ratio_given:
+        lay = upper.spine_all
+        out.append(TierSizing("spine", lay.model.id, lay.down_gbps, 0, lay.radix, 0, spine_text))
+    else:
+        out.append(upper.spine.sizing("spine", spine_text))
+    if tiers == 3:
+        core = upper.core
+        out.append(TierSizing("core", core.model.id, core.down_gbps, 0, core.radix, 0, "1:1"))
+    return tuple(out)
 
 
 def _capacity_message(
-    spec: Spec, shape: NodeShape, model: SwitchModel, radix: int, down: int, rails: int
+    spec: Spec, shape: NodeShape, tm: TierModels, leaf: TierSplit, upper: UpperTiers
 ) -> str:
+    rails, ppr = rails_per_plane(shape), ports_per_rail(shape)
+    down = leaf.down // ppr
     if spec.fabric.tiers == 2:
-        max_nodes = radix * down // rails if rails <= radix else 0
+        cap = upper.two_tier_capacity()
+        max_nodes = cap * down // rails if rails <= cap else 0
         kind = "2-tier"
     else:
-        max_nodes = radix * pod_capacity_groups(radix, rails) * down
+        max_nodes = upper.core.radix * pod_capacity_groups(upper.spine.down, rails) * down
         kind = "3-tier"
-    max_gpus = max_nodes * shape.gpus
+    model = tm.leaf.id if tm.uniform else f"{tm.leaf.id} leaves"
     return (
         f"cluster.gpus: {spec.cluster.gpus} GPUs exceed a {kind} {spec.fabric.oversubscription} "
-        f"ROFT of {model.id} ({radix}x{shape.port_speed_gbps}G) with {spec.fabric.planes} "
-        f"plane(s), which holds at most {max_gpus} GPUs; add planes or pick a larger switch"
-    )
-
-
-def rail_only(spec: Spec, shape: NodeShape, model: SwitchModel) -> Design:
-    """One switch per rail (or one switch for every port when they all fit); no spines."""
-    n_nodes = spec.cluster.gpus // shape.gpus
-    planes = spec.fabric.planes
-    radix = switch_radix(model, shape.port_speed_gbps)
-    rails = rails_per_plane(shape)
-    if n_nodes > radix:
-        raise InfeasibleError(
-            f"cluster.gpus: rail-only holds at most {radix} nodes ({radix * shape.gpus} GPUs) per "
-            f"rail on {model.id} ({radix}x{shape.port_speed_gbps}G); use topology roft"
-        )
-    b = FabricBuilder(model, shape.port_speed_gbps, radix)
-    nodes = make_nodes(n_nodes, n_nodes, 0, spec.layout.nodes_per_rack)
-    single = n_nodes * rails <= radix
-    for plane in range(planes):
-        if single:
-            sw = b.add_switch(f"p{plane}-rail-all", "rail", plane, su=0)
-        for rail in range(rails):
-            if not single:
-                sw = b.add_switch(f"p{plane}-rail-r{rail}", "rail", plane, su=0, rail=rail)
-            port = _node_port(shape, plane, rail)
-            for node in nodes:
-                b.add_link("node-leaf", node.id, port, sw, b.take_port(sw), plane, rail)
-    per_plane = 1 if single else rails
-    return Design(
-        name=spec.name,
-        topology="rail-only",
-        gpus=spec.cluster.gpus,
-        planes=planes,
-        shape=shape,
-        sizing=Sizing(
-            tiers=1,
-            switch_model=model.id,
-            radix=radix,
-            oversubscription="1:1",
-            leaf_down=radix,
-            leaf_up=0,
-            su_nodes=n_nodes,
-            sus=1,
-            pods=0,
-            lower_bound_switches=planes * math.ceil(n_nodes * rails / radix)
-            if single
-            else planes * per_plane,
-            whole_su=spec.fabric.whole_su,
-        ),
-        routing=default_routing(spec, "rail-only", 1),
-        nodes=nodes,
-        switches=tuple(b.switches),
-        links=tuple(b.links),
-        spec=spec.model_dump(mode="json"),
+        f"ROFT of {model} ({leaf.layout.radix}x{leaf.layout.down_gbps}G) with "
+        f"{spec.fabric.planes} plane(s), which holds at most {max_nodes * shape.gpus} GPUs; "
+        "add planes or pick a larger switch"
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 from railplan.catalog import Catalog, NicModel, SwitchModel
 from railplan.design import NodeShape
@@ -41,11 +42,7 @@ def resolve_shape(spec: Spec, catalog: Catalog) -> NodeShape:
             f"use {up} or {up - gpus_per_node}"
         )
     plane_of = _assign_planes(spec, nics, ports_per_nic)
-    rail_of = []
-    seen: dict[int, int] = {}
-    for plane in plane_of:
-        rail_of.append(seen.get(plane, 0))
-        seen[plane] = seen.get(plane, 0) + 1
+    rail_of = _assign_rails(spec, plane_of, ports_per_nic)
     return NodeShape(
         model=name,
         gpus=gpus_per_node,
@@ -58,6 +55,32 @@ def resolve_shape(spec: Spec, catalog: Catalog) -> NodeShape:
         port_plane=tuple(plane_of),
         port_rail=tuple(rail_of),
     )
+
+
+def _assign_rails(spec: Spec, plane_of: list[int], ports_per_nic: int) -> list[int]:
+    """Rail of each node port inside its plane: its index among the plane's ports, or with
+    ``attachment: single-tor`` its NIC's index among the plane's NICs (a NIC's ports share a
+    rail, so they land on one leaf)."""
+    attachment = spec.fabric.attachment
+    if attachment == "dual-tor" and ports_per_nic < 2:
+        raise SpecError(
+            "fabric.attachment: dual-tor puts a NIC's ports on two ToRs, but the NICs have "
+            "one port; use NICs with two ports or attachment: auto"
+        )
+    rail_of = []
+    seen: dict[int, int] = {}
+    last_nic: dict[int, int] = {}
+    for port, plane in enumerate(plane_of):
+        nic = port // ports_per_nic
+        if attachment == "single-tor":
+            if plane in last_nic and last_nic[plane] != nic:
+                seen[plane] = seen.get(plane, 0) + 1
+            last_nic[plane] = nic
+            rail_of.append(seen.get(plane, 0))
+            continue
+        rail_of.append(seen.get(plane, 0))
+        seen[plane] = seen.get(plane, 0) + 1
+    return rail_of
 
 
 def _assign_planes(spec: Spec, nics: int, ports_per_nic: int) -> list[int]:
@@ -90,21 +113,34 @@ class LeafSplit:
     radix: int
     down: int
     up: int
-    ratio: float
+    ratio: float | Fraction
 
     def up_for(self, used_down: int) -> int:
         """Uplinks that keep the ratio for ``used_down`` node ports (at least one)."""
-        return max(1, min(self.up, math.ceil(used_down / self.ratio - 1e-9)))
+        if isinstance(self.ratio, Fraction):
+            need = math.ceil(used_down / self.ratio)
+        else:
+            need = math.ceil(used_down / self.ratio - 1e-9)
+        return max(1, min(self.up, need))
 
 
-def leaf_split(radix: int, ratio: float) -> LeafSplit:
-    """Largest down-port count whose uplinks keep down/up <= ratio within the radix."""
-    down = math.floor(radix * ratio / (1 + ratio) + 1e-9)
-    while down > 0 and down + math.ceil(down / ratio - 1e-9) > radix:
-        down -= 1
-    up = math.ceil(down / ratio - 1e-9)
+def leaf_split(radix: int, ratio: float | Fraction) -> LeafSplit:
+    """Largest down-port count whose uplinks keep down/up <= ratio within the radix.
+
+    An exact ``Fraction`` ratio (``17/15``) is split exactly; a float keeps a tolerance.
+    """
+    if isinstance(ratio, Fraction):
+        down = math.floor(radix * ratio / (1 + ratio))
+        while down > 0 and down + math.ceil(down / ratio) > radix:
+            down -= 1
+        up = math.ceil(down / ratio)
+    else:
+        down = math.floor(radix * ratio / (1 + ratio) + 1e-9)
+        while down > 0 and down + math.ceil(down / ratio - 1e-9) > radix:
+            down -= 1
+        up = math.ceil(down / ratio - 1e-9)
     if down < 1 or up < 1:
-        raise InfeasibleError(f"a {radix}-port leaf cannot be split {ratio:g}:1")
+        raise InfeasibleError(f"a {radix}-port leaf cannot be split {float(ratio):g}:1")
     return LeafSplit(radix=radix, down=down, up=up, ratio=ratio)
 
 

@@ -3,40 +3,79 @@
 from __future__ import annotations
 
 from railplan.catalog import SwitchModel
-from railplan.design import Link, Switch
+from railplan.design import ROLE_TIER, Device, Link, Switch
+from railplan.topology.tiers import PortLayout, uniform_layout
 
-LINK_PREFIX = {"node-leaf": "NL", "leaf-spine": "LS", "spine-core": "SC", "leaf-leaf": "LL"}
+LINK_PREFIX = {
+    "node-leaf": "NL",
+    "leaf-spine": "LS",
+    "spine-core": "SC",
+    "leaf-leaf": "LL",
+    "device-leaf": "DL",
+}
 
 
 class FabricBuilder:
-    """Collects switches and links; hands out the next free port of each switch."""
+    """Collects switches and links; hands out the next free port of each switch.
 
-    def __init__(self, model: SwitchModel, speed_gbps: int, radix: int) -> None:
-        self.model = model
-        self.speed = speed_gbps
-        self.radix = radix
-        mode = model.mode_at(speed_gbps)
-        self.ports_per_cage = mode.ports_per_cage if mode else 1
+    Each tier has its own port layout (model, speeds, cages): leaves, spines and cores may be
+    different models. A link runs at the speed of its upper end's port.
+    """
+
+    def __init__(
+        self,
+        leaf: PortLayout | SwitchModel,
+        speed_gbps: int | None = None,
+        radix: int | None = None,
+        *,
+        spine: PortLayout | None = None,
+        core: PortLayout | None = None,
+    ) -> None:
+        if isinstance(leaf, SwitchModel):
+            assert speed_gbps is not None
+            leaf = uniform_layout(leaf, speed_gbps)
+            assert radix is None or radix == leaf.radix
+        self.layouts = {1: leaf, 2: spine or leaf, 3: core or spine or leaf}
+        self.model = leaf.model
+        self.speed = leaf.down_gbps
+        self.radix = leaf.radix
         self.switches: list[Switch] = []
         self.links: list[Link] = []
+        self.devices: list[Device] = []
+        self._switch: dict[str, Switch] = {}
         self._next_port: dict[str, int] = {}
         self._counters = dict.fromkeys(LINK_PREFIX, 0)
 
+    def layout(self, tier: int) -> PortLayout:
+        return self.layouts[tier]
+
+    def set_layout(self, tier: int, layout: PortLayout) -> None:
+        self.layouts[tier] = layout
+
     def add_switch(self, switch_id: str, role: str, plane: int, **attrs: object) -> str:
-        self.switches.append(
-            Switch(
-                id=switch_id,
-                model=self.model.id,
-                role=role,
-                plane=plane,
-                radix=self.radix,
-                port_speed_gbps=self.speed,
-                ports_per_cage=self.ports_per_cage,
-                **attrs,  # type: ignore[arg-type]
-            )
+        lay = self.layouts[ROLE_TIER[role]]
+        sw = Switch(
+            id=switch_id,
+            model=lay.model.id,
+            role=role,
+            plane=plane,
+            radix=lay.radix,
+            port_speed_gbps=lay.down_gbps,
+            ports_per_cage=lay.down_ppc,
+            up_from_port=lay.up_from,
+            up_speed_gbps=lay.up_gbps if lay.mixed else 0,
+            up_ports_per_cage=lay.up_ppc if lay.mixed else 0,
+            **attrs,  # type: ignore[arg-type]
         )
+        self.switches.append(sw)
+        self._switch[switch_id] = sw
         self._next_port[switch_id] = 0
         return switch_id
+
+    def add_device(self, device: Device) -> str:
+        self.devices.append(device)
+        self._next_port[device.id] = 0
+        return device.id
 
     def take_port(self, switch_id: str) -> int:
         port = self._next_port[switch_id]
@@ -58,6 +97,8 @@ class FabricBuilder:
         rail: int = -1,
     ) -> None:
         self._counters[kind] += 1
+        upper = self._switch.get(b_device)
+        rate = upper.speed_of(b_port) if upper is not None else self.speed
         self.links.append(
             Link(
                 id=f"{LINK_PREFIX[kind]}{self._counters[kind]:06d}",
@@ -66,7 +107,7 @@ class FabricBuilder:
                 a_port=a_port,
                 b_device=b_device,
                 b_port=b_port,
-                rate_gbps=self.speed,
+                rate_gbps=rate,
                 plane=plane,
                 rail=rail,
             )

@@ -18,6 +18,7 @@ from railplan.validate.families import (
     rack_membership,
 )
 from railplan.validate.physical import one_cable_per_link, placements
+from railplan.validate.tiers import attachment, isl_bundles, port_sections, reserved_ports
 from railplan.validate.wiring import (
     MAX_REPORTED,
     connected,
@@ -46,6 +47,10 @@ RULES: list[Callable[[Design], list[str]]] = [
     matrix_oversubscription,
     rack_membership,
     plane_copies,
+    port_sections,
+    reserved_ports,
+    attachment,
+    isl_bundles,
 ]
 
 

@@ -16,9 +16,10 @@ def one_cable_per_link(d: Design) -> list[str]:
 
 
 def placements(d: Design) -> list[str]:
-    """Every node and switch sits once, inside an existing rack, without overlapping another."""
+    """Every node, switch and attached device sits once, inside an existing rack, without
+    overlapping another."""
     racks = {r.id: r for r in d.racks}
-    devices = [n.id for n in d.nodes] + [s.id for s in d.switches]
+    devices = [n.id for n in d.nodes] + [s.id for s in d.switches] + [x.id for x in d.devices]
     placed = Counter(p.device for p in d.placements)
     out = [f"{dev} is placed {placed[dev]} times" for dev in devices if placed[dev] != 1][:10]
     used: dict[tuple[str, int], str] = {}

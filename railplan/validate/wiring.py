@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from fractions import Fraction
 
-from railplan.design import Design
+from railplan.design import Design, Device, Link, Switch
+from railplan.spec.schema import ratio_value
 
 MAX_REPORTED = 50
-UPWARD = {"node-leaf": (0, 1), "leaf-spine": (1, 2), "spine-core": (2, 3), "leaf-leaf": (1, 1)}
+UPWARD = {
+    "node-leaf": (0, 1),
+    "leaf-spine": (1, 2),
+    "spine-core": (2, 3),
+    "leaf-leaf": (1, 1),
+    "device-leaf": (0, 1),
+}
 
 
 def unique_ids(d: Design) -> list[str]:
@@ -27,7 +35,7 @@ def ends(d: Design) -> list[str]:
     out: list[str] = []
     switches = d.switch_by_id()
     nodes = {n.id for n in d.nodes}
-    shape = d.shape
+    devices = d.device_by_id()
     used: set[tuple[str, int]] = set()
     for lk in d.links:
         lo, hi = UPWARD.get(lk.kind, (-1, -1))
@@ -39,16 +47,7 @@ def ends(d: Design) -> list[str]:
                 out.append(f"port {port} of {dev} is used by more than one link ({lk.id})")
             used.add((dev, port))
             if tier == 0:
-                if dev not in nodes:
-                    out.append(f"link {lk.id}: node {dev} does not exist")
-                elif not 0 <= port < shape.ports:
-                    out.append(f"link {lk.id}: {dev} has no port {port}")
-                elif shape.port_plane[port] != lk.plane:
-                    out.append(f"link {lk.id}: node port {port} belongs to another plane")
-                if lk.rate_gbps != shape.port_speed_gbps:
-                    out.append(
-                        f"link {lk.id} runs {lk.rate_gbps}G on a {shape.port_speed_gbps}G NIC"
-                    )
+                out += _host_end(d, lk, dev, port, nodes, devices)
                 continue
             sw = switches.get(dev)
             if sw is None:
@@ -58,14 +57,42 @@ def ends(d: Design) -> list[str]:
                 out.append(f"link {lk.id} ({lk.kind}) lands on {sw.role} {dev}")
             if not 0 <= port < sw.radix:
                 out.append(f"link {lk.id}: {dev} has no port {port} (radix {sw.radix})")
-            if sw.port_speed_gbps != lk.rate_gbps:
-                out.append(f"link {lk.id} runs {lk.rate_gbps}G on a {sw.port_speed_gbps}G port")
+            if sw.speed_of(port) != lk.rate_gbps:
+                out.append(f"link {lk.id} runs {lk.rate_gbps}G on a {sw.speed_of(port)}G port")
             if sw.plane != lk.plane:
                 out.append(
                     f"link {lk.id} crosses from plane {lk.plane} to {dev} in plane {sw.plane}"
                 )
         if len(out) >= MAX_REPORTED:
             break
+    return out
+
+
+def _host_end(
+    d: Design, lk: Link, dev: str, port: int, nodes: set[str], devices: dict[str, Device]
+) -> list[str]:
+    """The lower end of a node-leaf (a node port) or device-leaf link (a device port)."""
+    out = []
+    if lk.kind == "device-leaf":
+        device = devices.get(dev)
+        if device is None:
+            return [f"link {lk.id}: device {dev} does not exist"]
+        if not 0 <= port < device.ports:
+            out.append(f"link {lk.id}: {dev} has no port {port}")
+        if device.plane != lk.plane:
+            out.append(f"link {lk.id}: device {dev} belongs to another plane")
+        if lk.rate_gbps != device.port_speed_gbps:
+            out.append(f"link {lk.id} runs {lk.rate_gbps}G on a {device.port_speed_gbps}G device port")
+        return out
+    shape = d.shape
+    if dev not in nodes:
+        out.append(f"link {lk.id}: node {dev} does not exist")
+    elif not 0 <= port < shape.ports:
+        out.append(f"link {lk.id}: {dev} has no port {port}")
+    elif shape.port_plane[port] != lk.plane:
+        out.append(f"link {lk.id}: node port {port} belongs to another plane")
+    if lk.rate_gbps != shape.port_speed_gbps:
+        out.append(f"link {lk.id} runs {lk.rate_gbps}G on a {shape.port_speed_gbps}G NIC")
     return out
 
 
@@ -102,25 +129,85 @@ def down_up(d: Design) -> tuple[dict[str, int], dict[str, int]]:
     return down, up
 
 
+def bandwidth(d: Design) -> tuple[dict[str, int], dict[str, int]]:
+    """Down and up bandwidth (Gb/s) of every switch, from the rates of its links."""
+    down: Counter[str] = Counter()
+    up: Counter[str] = Counter()
+    for lk in d.links:
+        if lk.kind == "leaf-leaf":
+            continue
+        up[lk.a_device] += lk.rate_gbps
+        down[lk.b_device] += lk.rate_gbps
+    return down, up
+
+
+def asked_ratios(d: Design) -> dict[str, Fraction | None]:
+    """Asked down:up per tier role: the leaf ratio, the spine ratio (None: 1:1 toward cores)."""
+    out: dict[str, Fraction | None] = {"leaf": ratio_value(d.sizing.oversubscription)}
+    spine = next((t for t in d.sizing.tier_sizing if t.role == "spine"), None)
+    out["spine"] = ratio_value(spine.oversubscription) if spine else None
+    return out
+
+
 def oversubscription(d: Design) -> list[str]:
-    """Leaves keep down/up <= the asked ratio; spines under cores stay 1:1 or better."""
-    ratio = float(d.sizing.oversubscription.split(":")[0])
+    """Leaves keep down/up bandwidth <= the asked ratio; spines under cores keep theirs (1:1
+    by default); spines of a 2-tier fabric that hold ports back for a core leave them free."""
+    ratios = asked_ratios(d)
+    leaf_ratio = ratios["leaf"]
+    assert leaf_ratio is not None
     down, up = down_up(d)
+    down_bw, up_bw = bandwidth(d)
     out = []
     for sw in d.switches:
         if sw.role in ("leaf", "tor"):
             if up[sw.id] == 0:
                 out.append(f"leaf {sw.id} has no uplinks")
-            elif down[sw.id] > ratio * up[sw.id] + 1e-9:
-                out.append(
-                    f"leaf {sw.id} is {down[sw.id]}:{up[sw.id]} down:up, over the asked "
-                    f"{d.sizing.oversubscription}"
-                )
-        elif sw.role == "spine" and d.sizing.tiers == 3 and down[sw.id] > up[sw.id]:
-            out.append(
-                f"spine {sw.id} is {down[sw.id]}:{up[sw.id]}, oversubscribed toward the cores"
-            )
+            elif down_bw[sw.id] > leaf_ratio * up_bw[sw.id]:
+                out.append(_over(sw, "leaf", down, up, down_bw, up_bw, d.sizing.oversubscription))
+        elif sw.role == "spine" and d.sizing.tiers == 3:
+            spine_ratio = ratios["spine"] or Fraction(1)
+            if down_bw[sw.id] > spine_ratio * up_bw[sw.id]:
+                asked = "1:1" if ratios["spine"] is None else _text(spine_ratio)
+                out.append(_over(sw, "spine", down, up, down_bw, up_bw, asked, toward=True))
+        elif sw.role == "spine":
+            out += _held_back(d, sw, down[sw.id])
     return out[:10]
+
+
+def _text(ratio: Fraction) -> str:
+    return f"{ratio.numerator}:{ratio.denominator}"
+
+
+def _over(
+    sw: Switch,
+    what: str,
+    down: dict[str, int],
+    up: dict[str, int],
+    down_bw: dict[str, int],
+    up_bw: dict[str, int],
+    asked: str,
+    toward: bool = False,
+) -> str:
+    ports = f"{down[sw.id]}:{up[sw.id]}"
+    if down_bw[sw.id] * up[sw.id] == up_bw[sw.id] * down[sw.id]:  # one speed: ports tell it
+        if toward:
+            return f"{what} {sw.id} is {ports}, oversubscribed toward the cores"
+        return f"{what} {sw.id} is {ports} down:up, over the asked {asked}"
+    return (
+        f"{what} {sw.id} carries {down_bw[sw.id]}G down over {up_bw[sw.id]}G up "
+        f"({ports} ports), over the asked {asked}"
+    )
+
+
+def _held_back(d: Design, sw: Switch, used_down: int) -> list[str]:
+    """A 2-tier spine with a ratio of its own keeps its core-facing ports free."""
+    tier = next((t for t in d.sizing.tier_sizing if t.role == "spine"), None)
+    if tier is None or not tier.up_ports or used_down <= tier.down_ports:
+        return []
+    return [
+        f"spine {sw.id} uses {used_down} leaf ports, more than the {tier.down_ports} its "
+        f"{tier.oversubscription} ratio leaves beside {tier.up_ports} ports held for a core tier"
+    ]
 
 
 def even_spreading(d: Design) -> list[str]:
@@ -207,8 +294,12 @@ def connected(d: Design) -> list[str]:
 def counts(d: Design) -> list[str]:
     """Switch and node counts agree with the cluster; at least the closed-form lower bound."""
     out = []
-    if len(d.nodes) * d.shape.gpus != d.gpus:
-        out.append(f"{len(d.nodes)} nodes x {d.shape.gpus} GPUs is not the {d.gpus} GPUs asked")
+    if d.active_nodes * d.shape.gpus != d.gpus:
+        spares = len(d.nodes) - d.active_nodes
+        also = f" (besides {spares} spare nodes)" if spares else ""
+        out.append(
+            f"{d.active_nodes} nodes x {d.shape.gpus} GPUs{also} is not the {d.gpus} GPUs asked"
+        )
     if len(d.switches) < d.sizing.lower_bound_switches:
         out.append(
             f"{len(d.switches)} switches is below the lower bound {d.sizing.lower_bound_switches}"
