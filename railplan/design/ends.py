@@ -27,8 +27,10 @@ class CageEnd:
 
 
 def link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, CageEnd]]:
-    """The cage ends of every link: nodes from the node shape, switches from their model."""
+    """The cage ends of every link: nodes from the node shape, attached devices from their
+    record (one port per cage), switches from their model and the port's speed section."""
     switches = design.switch_by_id()
+    devices = design.device_by_id()
     shape = design.shape
     ff_of: dict[str, str] = {}
     out = {}
@@ -36,12 +38,16 @@ def link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, Cage
         ends = []
         for device, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
             sw = switches.get(device)
-            if sw is None:
-                ff, ppc = shape.form_factor, shape.ports_per_cage
-            else:
+            dev = devices.get(device)
+            if sw is not None:
                 if sw.model not in ff_of:
                     ff_of[sw.model] = catalog.switch(sw.model).form_factor
-                ff, ppc = ff_of[sw.model], sw.ports_per_cage
-            ends.append(CageEnd(device, port // ppc, port % ppc, ff, ppc))
+                cage, slot, ppc = sw.cage_of(port)
+                ends.append(CageEnd(device, cage, slot, ff_of[sw.model], ppc))
+            elif dev is not None:
+                ends.append(CageEnd(device, port, 0, dev.form_factor, 1))
+            else:
+                ppc = shape.ports_per_cage
+                ends.append(CageEnd(device, port // ppc, port % ppc, shape.form_factor, ppc))
         out[link.id] = (ends[0], ends[1])
     return out

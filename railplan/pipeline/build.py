@@ -10,7 +10,7 @@ from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design
 from railplan.physical.bom import Bom, bom
 from railplan.pipeline.layout import complete
-from railplan.pipeline.plan import plan
+from railplan.pipeline.plan import honour_attachment, needs_choice, plan
 from railplan.solve.placement import PlacementReport
 from railplan.solve.switch_choice import SolverReport, choose
 from railplan.spec import Spec
@@ -40,9 +40,9 @@ class Build:
         return out
 
 
-def several_models(spec: Spec) -> bool:
-    """True when the spec leaves the switch model open (no shortlist, or more than one)."""
-    return spec.fabric.switches is None or len(spec.fabric.switches) > 1
+def several_models(spec: Spec, catalog: Catalog | None = None, topology: str | None = None) -> bool:
+    """True when the spec leaves a switch model open in some tier (no shortlist, or several)."""
+    return needs_choice(spec, catalog or load_catalog(), topology)
 
 
 def build(
@@ -65,11 +65,12 @@ def build(
     catalog = catalog or load_catalog()
     say = progress or (lambda _msg: None)
     chosen: SolverReport | None = None
-    if several_models(spec):
+    if several_models(spec, catalog, topology):
         say("choosing the switch model")
         design, chosen = choose(
             spec, catalog, objective if objective != "length" else "cost", topology=topology
         )
+        honour_attachment(design, topology or spec.fabric.topology)
     else:
         design = plan(spec, catalog, topology=topology)
     if not layout:

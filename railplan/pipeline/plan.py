@@ -1,4 +1,4 @@
-"""plan(spec) -> Design: resolve the node, pick the switch model, build the family, check it."""
+"""plan(spec) -> Design: resolve the node, pick the switch models, build the family, check it."""
 
 from __future__ import annotations
 
@@ -7,33 +7,61 @@ from railplan.design import Design
 from railplan.errors import SpecError
 from railplan.spec import Spec
 from railplan.topology import GENERATORS
-from railplan.topology.shape import allowed_switches, resolve_shape
+from railplan.topology.shape import resolve_shape
+from railplan.topology.tiers import TierModels, tier_shortlists, tier_speeds
 from railplan.validate import check
+from railplan.validate.tiers import attachment
 
 
-def plan(spec: Spec, catalog: Catalog | None = None, topology: str | None = None) -> Design:
-    """Plan the spec's fabric (or ``topology`` instead of the spec's); the result passes check.
-
-    With one allowed switch model this is the closed-form construction. With several (or none
-    listed: every catalog switch at the NIC speed) the model whose fabric costs least, priced
-    with media at nominal lengths, is chosen by ``railplan.solve.switch_choice.choose``: the
-    same answer ``railplan plan`` and ``build`` give.
-    """
-    catalog = catalog or load_catalog()
+def family_of(spec: Spec, topology: str | None) -> str:
     family = topology or spec.fabric.topology
     if family not in GENERATORS:
         known = ", ".join(GENERATORS)
         raise SpecError(
             f"fabric.topology: {family!r} is not a topology railplan plans; use {known}"
         )
+    return family
+
+
+def needs_choice(spec: Spec, catalog: Catalog, topology: str | None = None) -> bool:
+    """True when some tier allows several switch models (CP-SAT then picks per tier)."""
+    family = family_of(spec, topology)
     shape = resolve_shape(spec, catalog)
-    models = allowed_switches(spec, catalog, shape.port_speed_gbps)
-    if len(models) > 1:
+    lists = tier_shortlists(spec, catalog, tier_speeds(spec, shape), family)
+    return any(len(models) > 1 for models in lists.values())
+
+
+def plan(spec: Spec, catalog: Catalog | None = None, topology: str | None = None) -> Design:
+    """Plan the spec's fabric (or ``topology`` instead of the spec's); the result passes check.
+
+    With one allowed switch model per tier this is the closed-form construction (each tier
+    sized from its own model). With several (or none listed: every catalog switch at the
+    tier's speeds) CP-SAT picks a model per tier at least priced cost with media at nominal
+    lengths (``railplan.solve.switch_choice.choose``): the same answer ``railplan plan`` and
+    ``build`` give.
+    """
+    catalog = catalog or load_catalog()
+    family = family_of(spec, topology)
+    shape = resolve_shape(spec, catalog)
+    lists = tier_shortlists(spec, catalog, tier_speeds(spec, shape), family)
+    if any(len(models) > 1 for models in lists.values()):
         from railplan.solve.switch_choice import choose  # the solver package owns ortools
 
         return choose(spec, catalog, "cost", topology=family)[0]
-    design = GENERATORS[family](spec, shape, models[0])
+    tiers = TierModels(lists["leaf"][0], lists["spine"][0], lists["core"][0])
+    design = GENERATORS[family](spec, shape, tiers.leaf if tiers.uniform else tiers)
+    honour_attachment(design, family)
     problems = check(design)
     if problems:
         raise AssertionError(f"generated design fails check: {problems[:5]}")
     return design
+
+
+def honour_attachment(design: Design, family: str) -> None:
+    """Refuse, as a spec error, an attachment mode the family's wiring cannot give."""
+    problems = attachment(design)
+    if problems:
+        raise SpecError(
+            f"fabric.attachment: {family} cannot give {design.sizing.attachment} here "
+            f"({problems[0]}); use attachment: auto or another topology"
+        )

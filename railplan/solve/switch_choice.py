@@ -1,29 +1,29 @@
-"""Switch-model choice with CP-SAT: the allowed models (per tier where buildable) at least cost or power.
+"""Switch-model choice per tier with CP-SAT: a leaf, a spine and a core model at least cost.
 
-What is chosen among, honestly:
+Each tier picks its own model from its shortlist (``fabric.leaf/spine/core.switches``, else
+``fabric.switches``, else every catalog switch running the tier's speeds), all of one
+protocol. The tiers are coupled: the leaf model sets how many leaves there are and how many
+uplinks they need, the spine model how many spines those take (and whether a core tier is
+needed), the core model how many cores. The model:
 
-- one *base* fabric per allowed switch model, built by the topology generator exactly as
-  ``railplan plan`` would (the generators wire a fabric from one model: its radix decides the
-  leaf split, spine and core counts);
-- per tier (switch role), any allowed model *compatible* with the base model: same protocol,
-  cage form factor, radix and ports per cage at the port speed. Such models wire identically,
-  so a tier can change model without changing the wiring (e.g. leaves cx864e-n, spines
-  sn5600). Models of another radix cannot replace a tier: that would need a generator that
-  sizes each tier from its own radix, which railplan does not have.
+- booleans x[leaf], y[spine], z[core], one per tier; a pair variable w[leaf, spine] for every
+  pair that fits, a triple v[leaf, spine, core] for every 3-tier pair and core that fits;
+- cost = leaf term(leaf) + spine term(leaf, spine) + core term(leaf, spine, core), each from
+  ``tier_terms`` (counts from the generators, media per link class at nominal lengths);
+- optionally at most ``max_models`` distinct models (spares commonality).
 
-Each base is priced once by ``price_design`` (a Bom: switches plus whatever media it prices);
-the switch lines of that Bom are replaced by the chosen models' catalog price (or typical
-power), the rest (media, optics) is kept, which is exact because compatible models take the
-same cables. CP-SAT picks one base and one model per role, optionally using at most
-``max_models`` distinct models (spares commonality), minimising total cost (USD) or typical
-power (W); ties go to the lowest model ids. Deterministic: one worker, fixed seed.
+The media terms estimate the bill. Every fabric the solver proposes is built, checked and
+billed with ``price_design``; its bill replaces the estimate (a correction on its pair or
+triple variable) and CP-SAT solves again, until its answer is a fabric already billed. Every
+single-model fabric the shortlists allow is billed from the start (``bases``), so the answer
+is never dearer by the bill than any of them. Deterministic: one worker, fixed seed, ties to
+the lowest model ids (leaf first).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,9 +35,19 @@ from railplan.design import Cable, Design
 from railplan.errors import InfeasibleError, RailplanError, SpecError
 from railplan.physical import media
 from railplan.physical.bom import Bom, bom
+from railplan.solve.tier_terms import (
+    NOMINAL_LENGTHS_M,
+    LeafTerm,
+    SpineTerm,
+    core_term,
+    leaf_term,
+    protocol_match,
+    spine_term,
+)
 from railplan.spec import Spec
 from railplan.topology import GENERATORS
-from railplan.topology.shape import allowed_switches, resolve_shape
+from railplan.topology.shape import resolve_shape
+from railplan.topology.tiers import LAYERED, TierModels, tier_shortlists, tier_speeds
 from railplan.validate import check
 
 OBJECTIVES = ("cost", "power")
@@ -45,15 +55,19 @@ OBJECTIVES = ("cost", "power")
 SCALE = {"cost": 100, "power": 10}
 DEFAULT_TIME_LIMIT_S = 10.0
 SEED = 0
-#: lengths used by ``nominal_pricer`` when no floor layout has been routed
-NOMINAL_LENGTHS_M = {"node-leaf": 3.0, "leaf-spine": 20.0, "spine-core": 50.0, "leaf-leaf": 20.0}
+#: proposals built and billed beyond the single-model fabrics before the bill decides
+MAX_PROPOSALS = 6
 
 PriceDesign = Callable[[Design], Bom]
+#: (leaf, spine, core) model ids; spine and core are None where the fabric has no such tier
+Combo = tuple[str, str | None, str | None]
+
+__all__ = ["NOMINAL_LENGTHS_M", "Candidate", "SolverReport", "choose", "nominal_pricer"]
 
 
 @dataclass(frozen=True, slots=True)
 class Candidate:
-    """One fabric CP-SAT could pick: its switch model per role and what it costs and draws."""
+    """One fabric: its switch model per role and what it costs and draws (by the bill)."""
 
     models: dict[str, str]
     cost_usd: float
@@ -70,7 +84,7 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class SolverReport:
-    """What CP-SAT proved: objective, best bound, relative gap and status, with the candidates."""
+    """What CP-SAT proved: objective, best bound, relative gap and status, with the fabrics."""
 
     objective: str
     status: str
@@ -78,13 +92,15 @@ class SolverReport:
     best_bound: float
     gap: float
     chosen: Candidate
-    #: every base fabric as built from one model (what ``plan`` compares)
+    #: every single-model fabric the shortlists allow, billed
     bases: tuple[Candidate, ...]
-    #: models that could not build or price the fabric, with the reason
+    #: models (or tier combinations) that could not build or price the fabric, with the reason
     skipped: tuple[tuple[str, str], ...]
     lower_bound_switches: int
     scope: str
     wall_time_s: float = dataclasses.field(default=0.0, compare=False)
+    #: every fabric built and billed while solving (the bases first), in order
+    billed: tuple[Candidate, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         def cand(c: Candidate) -> dict[str, Any]:
@@ -104,23 +120,11 @@ class SolverReport:
             "gap": self.gap,
             "chosen": cand(self.chosen),
             "bases": [cand(b) for b in self.bases],
+            "billed": [cand(b) for b in self.billed],
             "skipped": [{"model": m, "reason": r} for m, r in self.skipped],
             "lower_bound_switches": self.lower_bound_switches,
             "scope": self.scope,
         }
-
-
-def compatible(a: SwitchModel, b: SwitchModel, speed_gbps: int) -> bool:
-    """Two models wire a fabric identically at ``speed_gbps`` (so a tier may swap one for the other)."""
-    ma, mb = a.mode_at(speed_gbps), b.mode_at(speed_gbps)
-    return (
-        ma is not None
-        and mb is not None
-        and a.protocol == b.protocol
-        and a.form_factor == b.form_factor
-        and a.radix(speed_gbps) == b.radix(speed_gbps)
-        and ma.ports_per_cage == mb.ports_per_cage
-    )
 
 
 def nominal_pricer(catalog: Catalog, lengths_m: Mapping[str, float] | None = None) -> PriceDesign:
@@ -152,14 +156,44 @@ def nominal_pricer(catalog: Catalog, lengths_m: Mapping[str, float] | None = Non
     return price
 
 
-@dataclass(frozen=True, slots=True)
-class _Base:
-    model: SwitchModel
-    design: Design
-    roles: dict[str, int]
-    rest: int
-    swaps: dict[str, list[SwitchModel]]
-    priced: Candidate
+@dataclass
+class _Terms:
+    """The model's data: tier terms, which combinations fit, and the bills known so far."""
+
+    layered: bool
+    objective: str
+    leaf: dict[str, LeafTerm]
+    spine: dict[tuple[str, str], SpineTerm]
+    core: dict[tuple[str, str, str], float]
+    models: dict[str, SwitchModel]
+    billed: dict[Combo, tuple[Design, Candidate]] = dataclasses.field(default_factory=dict)
+    forbidden: set[Combo] = dataclasses.field(default_factory=set)
+
+    def estimate(self, combo: Combo) -> float:
+        leaf, spine, core = combo
+        total = self.leaf[leaf].cost
+        if spine is not None:
+            total += self.spine[(leaf, spine)].cost
+        if spine is not None and core is not None:
+            total += self.core[(leaf, spine, core)]
+        return total
+
+    def combos(self) -> list[Combo]:
+        """Every combination that fits or was billed, minus those that failed to build."""
+        if not self.layered:
+            out: set[Combo] = {(m, None, None) for m in self.leaf}
+        else:
+            out = {(m, k, None) for (m, k), t in self.spine.items() if t.tiers == 2}
+            out |= {(m, k, c) for (m, k, c) in self.core}
+        out |= set(self.billed)
+        return sorted((c for c in out if c not in self.forbidden), key=_tie_key)
+
+    def known(self, combo: Combo) -> float:
+        """The bill of a combination already billed, else its estimate."""
+        billed = self.billed.get(combo)
+        if billed is None:
+            return self.estimate(combo)
+        return billed[1].cost_usd if self.objective == "cost" else billed[1].power_w
 
 
 def choose(
@@ -172,10 +206,10 @@ def choose(
     max_models: int | None = None,
     time_limit_s: float = DEFAULT_TIME_LIMIT_S,
 ) -> tuple[Design, SolverReport]:
-    """The fabric (and switch model per role) the spec allows at least ``objective``.
+    """The fabric (a switch model per tier) the spec allows at least ``objective``.
 
     ``price_design`` bills a design (default: ``nominal_pricer``, media at nominal lengths);
-    the returned Design is the generated one with the chosen models per role and passes check.
+    the returned Design passes check.
     """
     if objective not in OBJECTIVES:
         raise SpecError(f"objective {objective!r} is not one of {', '.join(OBJECTIVES)}")
@@ -187,31 +221,36 @@ def choose(
     if family not in GENERATORS:
         raise SpecError(f"fabric.topology: {family!r} is not one of {', '.join(GENERATORS)}")
     shape = resolve_shape(spec, catalog)
-    speed = shape.port_speed_gbps
-    allowed = allowed_switches(spec, catalog, speed)
-    bases: list[_Base] = []
+    lists = tier_shortlists(spec, catalog, tier_speeds(spec, shape), family)
     skipped: list[tuple[str, str]] = []
-    for model in sorted(allowed, key=lambda m: m.id):
+    terms = _terms(spec, catalog, family, lists, objective, skipped)
+    build = _builder(spec, catalog, family, price, terms)
+    bases: list[Candidate] = []
+    for model in _single_models(lists, family):
+        combo = _single_combo(terms, model.id)
+        if model.id not in terms.leaf and any(m == model.id for m, _ in skipped):
+            continue  # its leaf tier already failed: the reason is listed once
         try:
-            design = GENERATORS[family](spec, shape, model)
-            problems = check(design)
-            if problems:
-                raise InfeasibleError(f"generated design fails check: {problems[0]}")
-            billed = price(design)
+            bases.append(build(combo, model)[1])
         except RailplanError as exc:
             skipped.append((model.id, str(exc)))
-            continue
-        bases.append(_base(model, design, billed, allowed, speed, objective))
-    if not bases:
+            terms.forbidden.add(combo)
+    if not terms.combos():
         reasons = "; ".join(f"{m}: {r}" for m, r in skipped)
         raise InfeasibleError(f"no allowed switch model builds and prices this fabric: {reasons}")
-    status, value, bound, pick = _solve(bases, objective, max_models, time_limit_s)
-    base, models = pick
-    design = _relabel(base, models, objective)
-    problems = check(design)
-    if problems:
-        raise AssertionError(f"chosen design fails check: {problems[:3]}")
-    chosen = _candidate(base, models, objective, catalog)
+    status, value, bound, combo = _solve(terms, objective, max_models, time_limit_s)
+    for _ in range(MAX_PROPOSALS):
+        if combo in terms.billed:
+            break
+        try:
+            build(combo, None)
+        except RailplanError as exc:
+            skipped.append((_combo_label(combo), str(exc)))
+            terms.forbidden.add(combo)
+        status, value, bound, combo = _solve(terms, objective, max_models, time_limit_s)
+    if combo not in terms.billed:
+        build(combo, None)
+    design, chosen = terms.billed[combo]
     scale = SCALE[objective]
     report = SolverReport(
         objective=objective,
@@ -220,83 +259,172 @@ def choose(
         best_bound=bound / scale,
         gap=abs(value - bound) / max(abs(value), 1),
         chosen=chosen,
-        bases=tuple(b.priced for b in bases),
+        bases=tuple(bases),
         skipped=tuple(skipped),
         lower_bound_switches=design.sizing.lower_bound_switches,
-        scope="one fabric per allowed model; per role, models of the same protocol, form "
-        "factor, radix and ports per cage",
+        scope="per tier: every allowed model that runs the tier's speeds, one protocol; "
+        "counts from the generators, media per link class at nominal lengths, every "
+        "proposal and every single-model fabric billed",
         wall_time_s=round(time.monotonic() - started, 3),
+        billed=tuple(c for _, c in terms.billed.values()),
     )
     return design, report
 
 
-def _units(billed: Bom, objective: str) -> tuple[float, float]:
-    """(total, switch part) of a Bom in the objective's units."""
-    if objective == "cost":
-        total = billed.totals.cost_usd
-        switches = sum(ln.total_usd for ln in billed.lines if ln.kind == "switch")
-    else:
-        total = billed.totals.power_w
-        switches = sum(ln.total_power_w for ln in billed.lines if ln.kind == "switch")
-    return total, switches
-
-
-def _unit(model: SwitchModel, objective: str) -> int:
-    value = model.price_usd.value if objective == "cost" else model.power_typical_w.value
-    return round(value * SCALE[objective])
-
-
-def _base(
-    model: SwitchModel,
-    design: Design,
-    billed: Bom,
-    allowed: list[SwitchModel],
-    speed: int,
+def _terms(
+    spec: Spec,
+    catalog: Catalog,
+    family: str,
+    lists: dict[str, list[SwitchModel]],
     objective: str,
-) -> _Base:
-    roles = dict(sorted(Counter(sw.role for sw in design.switches).items()))
-    total, switch_part = _units(billed, objective)
-    rest = round((total - switch_part) * SCALE[objective])
-    swaps = {
-        role: sorted((m for m in allowed if compatible(model, m, speed)), key=lambda m: m.id)
-        for role in roles
-    }
-    priced = Candidate(
-        models=dict.fromkeys(roles, model.id),
-        cost_usd=billed.totals.cost_usd,
-        power_w=billed.totals.power_w,
-        switches=len(design.switches),
+    skipped: list[tuple[str, str]],
+) -> _Terms:
+    """Leaf terms per leaf model, spine terms per pair and core terms per triple that fit."""
+    shape = resolve_shape(spec, catalog)
+    speeds = tier_speeds(spec, shape)
+    models = {m.id: m for tier in lists.values() for m in tier}
+    terms = _Terms(family in LAYERED, objective, {}, {}, {}, models)
+    spine0, core0 = lists["spine"][0], lists["core"][0]
+    for m in lists["leaf"]:
+        try:
+            terms.leaf[m.id] = leaf_term(
+                spec, shape, family, TierModels(m, spine0, core0), catalog, objective
+            )
+        except RailplanError as exc:
+            skipped.append((m.id, str(exc)))
+    if not terms.layered:
+        return terms
+    for m_id, leaf in terms.leaf.items():
+        for k in lists["spine"]:
+            if not protocol_match(leaf.model, k):
+                continue
+            try:
+                pair = spine_term(spec, leaf, k, speeds, catalog, objective)
+            except RailplanError as exc:
+                skipped.append((f"leaf {m_id}, spine {k.id}", str(exc)))
+                continue
+            terms.spine[(m_id, k.id)] = pair
+            if pair.tiers == 2:
+                continue
+            for c in lists["core"]:
+                if not protocol_match(k, c):
+                    continue
+                try:
+                    cost, _ = core_term(spec, leaf, k, c, speeds, catalog, objective)
+                except RailplanError as exc:
+                    skipped.append((f"leaf {m_id}, spine {k.id}, core {c.id}", str(exc)))
+                    continue
+                terms.core[(m_id, k.id, c.id)] = cost
+    return terms
+
+
+def _single_models(lists: dict[str, list[SwitchModel]], family: str) -> list[SwitchModel]:
+    """Models the shortlists allow in every tier (each builds a single-model fabric)."""
+    if family not in LAYERED:
+        return list(lists["leaf"])
+    spine = {m.id for m in lists["spine"]}
+    core = {m.id for m in lists["core"]}
+    return [m for m in lists["leaf"] if m.id in spine and m.id in core]
+
+
+def _single_combo(terms: _Terms, model: str) -> Combo:
+    if not terms.layered:
+        return (model, None, None)
+    pair = terms.spine.get((model, model))
+    if pair is not None and pair.tiers == 3:
+        return (model, model, model)
+    return (model, model, None)
+
+
+def _combo_label(combo: Combo) -> str:
+    leaf, spine, core = combo
+    parts = [f"leaf {leaf}"] + ([f"spine {spine}"] if spine else []) + (
+        [f"core {core}"] if core else []
     )
-    return _Base(model, design, roles, rest, swaps, priced)
+    return ", ".join(parts)
+
+
+def _builder(
+    spec: Spec, catalog: Catalog, family: str, price: PriceDesign, terms: _Terms
+) -> Callable[[Combo, SwitchModel | None], tuple[Design, Candidate]]:
+    """Build, check and bill one combination (``single``: one model for every tier)."""
+    shape = resolve_shape(spec, catalog)
+
+    def build(combo: Combo, single: SwitchModel | None) -> tuple[Design, Candidate]:
+        leaf, spine, core = combo
+        models: SwitchModel | TierModels
+        if single is not None:
+            models = single
+        else:
+            pick = terms.models
+            models = TierModels(pick[leaf], pick[spine or leaf], pick[core or spine or leaf])
+        design = GENERATORS[family](spec, shape, models)
+        problems = check(design)
+        if problems:
+            raise InfeasibleError(f"generated design fails check: {problems[0]}")
+        billed = price(design)
+        by_role = dict(sorted({sw.role: sw.model for sw in design.switches}.items()))
+        if len(set(by_role.values())) > 1:
+            note = ", ".join(f"{role} {m}" for role, m in by_role.items())
+            sizing = dataclasses.replace(
+                design.sizing, notes=(*design.sizing.notes, f"switch models by tier: {note}")
+            )
+            design = dataclasses.replace(design, sizing=sizing)
+        cand = Candidate(
+            models=by_role,
+            cost_usd=billed.totals.cost_usd,
+            power_w=billed.totals.power_w,
+            switches=len(design.switches),
+        )
+        terms.billed[combo] = (design, cand)
+        return design, cand
+
+    return build
 
 
 def _solve(
-    bases: list[_Base], objective: str, max_models: int | None, time_limit_s: float
-) -> tuple[str, int, int, tuple[_Base, dict[str, str]]]:
-    """CP-SAT over (base, model per role); returns status, objective, bound and the pick."""
+    terms: _Terms, objective: str, max_models: int | None, time_limit_s: float
+) -> tuple[str, int, int, Combo]:
+    """CP-SAT over one model per tier; returns status, objective, bound and the combination.
+
+    Variables: one per fitting combination (its pair or triple indicator) and one per tier
+    and model, equal to the sum of the combinations using that model there. The objective
+    puts each term where it belongs: leaf terms on the leaf-model variables, spine terms on
+    the (leaf, spine) sums, core terms on the triples, and on every billed combination the
+    difference between its bill and its estimate.
+    """
+    combos = terms.combos()
+    if not combos:
+        raise InfeasibleError("every proposed switch model combination failed to build")
+    scale = SCALE[objective]
     m = cp_model.CpModel()
-    pick = [m.new_bool_var(f"base_{b.model.id}") for b in bases]
-    m.add_exactly_one(pick)
-    terms = []
-    choice: dict[tuple[int, str, str], cp_model.IntVar] = {}
-    used: dict[str, cp_model.IntVar] = {}
-    model_ids = sorted({sw.id for b in bases for opts in b.swaps.values() for sw in opts})
-    for i, base in enumerate(bases):
-        terms.append(base.rest * pick[i])
-        for role, count in base.roles.items():
-            opts = []
-            for sw in base.swaps[role]:
-                var = m.new_bool_var(f"b{i}_{role}_{sw.id}")
-                choice[(i, role, sw.id)] = var
-                opts.append(var)
-                terms.append(count * _unit(sw, objective) * var)
-                if sw.id not in used:
-                    used[sw.id] = m.new_bool_var(f"uses_{sw.id}")
-                m.add_implication(var, used[sw.id])
-            m.add(sum(opts) == pick[i])
+    pick = {c: m.new_bool_var("c_" + "_".join(x or "-" for x in c)) for c in combos}
+    m.add_exactly_one(pick.values())
+    tier_var: dict[tuple[int, str], cp_model.IntVar] = {}
+    members: dict[tuple[int, str], list[cp_model.IntVar]] = {}
+    for combo, var in pick.items():
+        for t, model_id in enumerate(combo):
+            if model_id is not None:
+                members.setdefault((t, model_id), []).append(var)
+    for key, vars_ in sorted(members.items()):
+        tier_var[key] = m.new_bool_var(f"t{key[0]}_{key[1]}")
+        m.add(tier_var[key] == sum(vars_))
     if max_models is not None:
+        used: dict[str, cp_model.IntVar] = {}
+        for (_, model_id), v in sorted(tier_var.items()):
+            used.setdefault(model_id, m.new_bool_var(f"uses_{model_id}"))
+            m.add_implication(v, used[model_id])
         m.add(sum(used.values()) <= max_models)
-    total = sum(terms)
+    leaf_units = {mid: round(t.cost * scale) for mid, t in terms.leaf.items()}
+    terms_expr = [
+        leaf_units[model_id] * v
+        for (t, model_id), v in sorted(tier_var.items())
+        if t == 0 and model_id in leaf_units
+    ]
+    for combo, var in pick.items():  # the rest of each combination's cost (or bill)
+        rest = round(terms.known(combo) * scale) - leaf_units.get(combo[0], 0)
+        terms_expr.append(rest * var)
+    total = sum(terms_expr)
     m.minimize(total)
     solver = _solver(time_limit_s)
     status = solver.solve(m)
@@ -311,21 +439,18 @@ def _solve(
     value = round(solver.objective_value)
     bound = round(solver.best_objective_bound)
     name = solver.status_name(status)
-    if status == cp_model.OPTIMAL:  # among equal answers, the lowest model ids
+    if status == cp_model.OPTIMAL:  # among equal answers, the lowest model ids, leaf first
         m.add(total == value)
-        rank = {mid: k for k, mid in enumerate(model_ids)}
-        m.minimize(
-            sum(len(model_ids) * 10 * k * pick[k] for k in range(len(bases)))
-            + sum(rank[mid] * var for (_, _, mid), var in choice.items())
-        )
+        m.minimize(sum(k * pick[c] for k, c in enumerate(combos)))
         tie = _solver(time_limit_s)
         if tie.solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             solver = tie
-    i = next(k for k in range(len(bases)) if solver.value(pick[k]))
-    models = {
-        role: mid for (k, role, mid), var in sorted(choice.items()) if k == i and solver.value(var)
-    }
-    return name, value, bound, (bases[i], models)
+    chosen = next(c for c, v in pick.items() if solver.value(v))
+    return name, value, bound, chosen
+
+
+def _tie_key(combo: Combo) -> tuple[str, str, str]:
+    return (combo[0], combo[1] or "", combo[2] or "")
 
 
 def _solver(time_limit_s: float) -> cp_model.CpSolver:
@@ -334,31 +459,3 @@ def _solver(time_limit_s: float) -> cp_model.CpSolver:
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = SEED
     return solver
-
-
-def _relabel(base: _Base, models: dict[str, str], objective: str) -> Design:
-    design = base.design
-    if all(mid == base.model.id for mid in models.values()):
-        return design
-    switches = tuple(
-        dataclasses.replace(sw, model=models.get(sw.role, sw.model)) for sw in design.switches
-    )
-    by_role = ", ".join(f"{role} {mid}" for role, mid in sorted(models.items()))
-    note = f"switch models by role: {by_role} (chosen by CP-SAT for least {objective})"
-    sizing = dataclasses.replace(design.sizing, notes=(*design.sizing.notes, note))
-    return dataclasses.replace(design, switches=switches, sizing=sizing)
-
-
-def _candidate(base: _Base, models: dict[str, str], objective: str, catalog: Catalog) -> Candidate:
-    """The chosen fabric's cost and power: the base's Bom with the switch lines repriced."""
-    cost, power = base.priced.cost_usd, base.priced.power_w
-    for role, count in base.roles.items():
-        new, old = catalog.switch(models[role]), base.model
-        cost += count * (new.price_usd.value - old.price_usd.value)
-        power += count * (new.power_typical_w.value - old.power_typical_w.value)
-    return Candidate(
-        models=dict(models),
-        cost_usd=round(cost, 2),
-        power_w=round(power, 1),
-        switches=base.priced.switches,
-    )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from railplan.errors import InfeasibleError
 from railplan.topology.shape import divisors
 from railplan.topology.tiers import UpperTiers
-from railplan.topology.wiring import FabricBuilder
+from railplan.topology.wiring import FabricBuilder, tally
 
 
 class CapacityExceeded(InfeasibleError):
@@ -87,6 +87,8 @@ def size_upper(
 def _size_three_tier(
     leaves: Sequence[UpLeaf], upper: UpperTiers, leaves_per_group: int
 ) -> UpperPlan:
+    if upper.missing:
+        raise CapacityExceeded(f"3-tier: {upper.missing}")
     down = upper.spine.down
     groups_per_pod = pod_capacity_groups(down, leaves_per_group)
     if groups_per_pod < 1:
@@ -124,7 +126,14 @@ def build_upper(
     leaves_per_group: int,
     upper: UpperTiers,
 ) -> UpperPlan:
-    """Add spines (and cores) for ``leaves`` in one plane, as ``size_upper`` sizes them."""
+    """Add spines (and cores) for ``leaves`` in one plane, as ``size_upper`` sizes them.
+
+    In counting mode the leaves are recorded for the caller and nothing is added.
+    """
+    counted = tally()
+    if counted is not None:
+        counted.uppers.append((tuple(leaves), tiers, leaves_per_group))
+        return UpperPlan(tiers=2, groups_per_pod=1, pods=0, spines=0)
     plan = size_upper(leaves, upper, tiers, leaves_per_group)
     if plan.tiers == 2:
         b.set_layout(2, upper.two_tier_layout())

@@ -14,11 +14,11 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from railplan.catalog import SwitchModel
+from railplan.catalog import Catalog, SwitchModel
 from railplan.design import NodeShape, TierSizing
 from railplan.errors import InfeasibleError
 from railplan.spec import Spec
-from railplan.spec.schema import ratio_value
+from railplan.spec.schema import TierSpec, ratio_value
 from railplan.topology.shape import leaf_split, switch_radix
 
 ROLES = ("leaf", "spine", "core")
@@ -191,6 +191,8 @@ class UpperTiers:
     spine_ratio_given: bool
     #: spines of a 2-tier fabric: every port at the leaf uplink speed
     spine_all: PortLayout
+    #: why these models cannot build a core tier ("" when they can)
+    missing: str = ""
 
     def two_tier_capacity(self) -> int:
         """Leaf-facing ports of one spine in a 2-tier fabric."""
@@ -201,15 +203,23 @@ class UpperTiers:
 
 
 def upper_tiers(spec: Spec, models: TierModels, speeds: TierSpeeds) -> UpperTiers:
-    """Spine split (ratio toward the cores, default 1:1) and the core layout."""
+    """Spine split (ratio toward the cores, default 1:1) and the core layout.
+
+    Spines that cannot run the core-facing speed (or cores that cannot run it) still serve a
+    2-tier fabric; ``missing`` says why a core tier is out of reach.
+    """
     asked = spine_ratio(spec)
-    spine = tier_split(models.spine, speeds.leaf_up, speeds.spine_up, asked or Fraction(1))
-    return UpperTiers(
-        spine=spine,
-        core=uniform_layout(models.core, speeds.spine_up),
-        spine_ratio_given=asked is not None,
-        spine_all=uniform_layout(models.spine, speeds.leaf_up),
-    )
+    spine_all = uniform_layout(models.spine, speeds.leaf_up)
+    try:
+        spine = tier_split(models.spine, speeds.leaf_up, speeds.spine_up, asked or Fraction(1))
+        core = uniform_layout(models.core, speeds.spine_up)
+        missing = ""
+    except InfeasibleError as exc:
+        spine = TierSplit(spine_all, spine_all.radix, 0, asked or Fraction(1))
+        core, missing = spine_all, str(exc)
+    if asked is not None and missing:
+        raise InfeasibleError(missing)
+    return UpperTiers(spine, core, asked is not None, spine_all, missing)
 
 
 def per_tier(spec: Spec, models: TierModels, speeds: TierSpeeds) -> bool:
@@ -220,3 +230,36 @@ def per_tier(spec: Spec, models: TierModels, speeds: TierSpeeds) -> bool:
         or len({speeds.leaf_down, speeds.leaf_up, speeds.spine_up}) > 1
         or spine_ratio(spec) is not None
     )
+
+
+#: families with tiers above the leaves (the others are one tier: only the leaf model counts)
+LAYERED = ("roft", "fat-tree")
+
+
+def tier_shortlists(
+    spec: Spec, catalog: Catalog, speeds: TierSpeeds, family: str
+) -> dict[str, list[SwitchModel]]:
+    """Allowed models per tier: the tier's own list, else ``fabric.switches``, else every
+    catalog switch that runs the tier's port speeds (cores: the spines' list); sorted by id.
+    One-tier families list the leaf models only; 2-tier fabrics name no core choice."""
+    f = spec.fabric
+
+    def listed(tier: TierSpec | None) -> list[SwitchModel] | None:
+        ids = tier.switches if tier is not None and tier.switches else f.switches
+        return sorted((catalog.switch(i) for i in ids), key=lambda m: m.id) if ids else None
+
+    def running(*gbps: int) -> list[SwitchModel]:
+        found = [m for m in catalog.switches.values() if all(m.radix(s) for s in gbps)]
+        if not found:
+            wanted = " and ".join(f"{s}G" for s in sorted(set(gbps)))
+            raise InfeasibleError(f"no catalog switch runs {wanted} ports; add one to catalogs/")
+        return sorted(found, key=lambda m: m.id)
+
+    leaf = listed(f.leaf) or running(speeds.leaf_down, speeds.leaf_up)
+    if family not in LAYERED:
+        return {"leaf": leaf, "spine": leaf[:1], "core": leaf[:1]}
+    spine = listed(f.spine) or running(speeds.leaf_up, speeds.spine_up)
+    if f.tiers == 2:
+        return {"leaf": leaf, "spine": spine, "core": spine[:1]}
+    core = listed(f.core) if f.core is not None and f.core.switches else None
+    return {"leaf": leaf, "spine": spine, "core": core or listed(None) or spine}

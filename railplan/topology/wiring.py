@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
 from railplan.catalog import SwitchModel
 from railplan.design import ROLE_TIER, Device, Link, Switch
 from railplan.topology.tiers import PortLayout, uniform_layout
@@ -13,6 +20,42 @@ LINK_PREFIX = {
     "leaf-leaf": "LL",
     "device-leaf": "DL",
 }
+
+
+#: a link class: (kind, Gb/s, (form factor, ports per cage) at the a end or None for a node or
+#: device, the same at the b end)
+LinkClass = tuple[str, int, tuple[str, int] | None, tuple[str, int]]
+
+
+@dataclass
+class Tally:
+    """What a generator run in counting mode built: switches, links by class, and the leaves
+    it handed to the upper tiers (which are sized, not wired, in counting mode)."""
+
+    switches: list[Switch] = field(default_factory=list)
+    links: Counter[LinkClass] = field(default_factory=Counter)
+    #: per plane: (leaves with their uplink needs, tiers asked, leaves per group)
+    uppers: list[tuple[Any, int | None, int]] = field(default_factory=list)
+
+
+_TALLY: ContextVar[Tally | None] = ContextVar("railplan_tally", default=None)
+
+
+@contextmanager
+def counting() -> Iterator[Tally]:
+    """Run generators in counting mode: they tally link classes instead of making links and
+    stop at the leaves (the caller sizes the upper tiers for each spine and core model)."""
+    tally = Tally()
+    token = _TALLY.set(tally)
+    try:
+        yield tally
+    finally:
+        _TALLY.reset(token)
+
+
+def tally() -> Tally | None:
+    """The tally of the enclosing ``counting()`` block, if any."""
+    return _TALLY.get()
 
 
 class FabricBuilder:
@@ -43,8 +86,10 @@ class FabricBuilder:
         self.links: list[Link] = []
         self.devices: list[Device] = []
         self._switch: dict[str, Switch] = {}
+        self._form: dict[str, str] = {}
         self._next_port: dict[str, int] = {}
         self._counters = dict.fromkeys(LINK_PREFIX, 0)
+        self._tally = _TALLY.get()
 
     def layout(self, tier: int) -> PortLayout:
         return self.layouts[tier]
@@ -69,7 +114,10 @@ class FabricBuilder:
         )
         self.switches.append(sw)
         self._switch[switch_id] = sw
+        self._form[switch_id] = lay.model.form_factor
         self._next_port[switch_id] = 0
+        if self._tally is not None:
+            self._tally.switches.append(sw)
         return switch_id
 
     def add_device(self, device: Device) -> str:
@@ -99,6 +147,11 @@ class FabricBuilder:
         self._counters[kind] += 1
         upper = self._switch.get(b_device)
         rate = upper.speed_of(b_port) if upper is not None else self.speed
+        if self._tally is not None:
+            self._tally.links[
+                (kind, rate, self._cage_class(a_device, a_port), self._cage_class(b_device, b_port))
+            ] += 1
+            return
         self.links.append(
             Link(
                 id=f"{LINK_PREFIX[kind]}{self._counters[kind]:06d}",
@@ -112,6 +165,12 @@ class FabricBuilder:
                 rail=rail,
             )
         )
+
+    def _cage_class(self, device: str, port: int) -> Any:
+        sw = self._switch.get(device)
+        if sw is None:
+            return None
+        return (self._form[device], sw.cage_of(port)[2])
 
     def connect(self, kind: str, lower: str, upper: str, plane: int, count: int = 1) -> None:
         """``count`` parallel links between two switches, on each one's next free ports."""
