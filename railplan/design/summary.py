@@ -28,7 +28,11 @@ def plan_summary(design: Design) -> dict[str, Any]:
             "leaf_spine": links["leaf_spine"],
             "spine_core": links["spine_core"],
             "leaf_leaf": links["leaf_leaf"],
+            "device_leaf": links["device_leaf"],
         },
+        "switch_models": switch_models(design),
+        "spare_nodes": len(design.nodes) - design.active_nodes,
+        "devices": len(design.devices),
         "lower_bound_switches": design.sizing.lower_bound_switches,
         "oversubscription": design.sizing.oversubscription,
         "su_nodes": design.sizing.su_nodes,
@@ -36,4 +40,24 @@ def plan_summary(design: Design) -> dict[str, Any]:
         "pods": design.sizing.pods,
         "whole_su": design.sizing.whole_su,
         "routing": design.routing.policy,
+        "tier_sizing": [
+            {
+                "role": t.role,
+                "model": t.model,
+                "down_gbps": t.down_gbps,
+                "up_gbps": t.up_gbps,
+                "down_ports": t.down_ports,
+                "up_ports": t.up_ports,
+                "oversubscription": t.oversubscription,
+            }
+            for t in design.sizing.tier_sizing
+        ],
     }
+
+
+def switch_models(design: Design) -> dict[str, str]:
+    """The switch model of each tier ("" where the tier is absent; "a, b" if it mixes)."""
+    found: dict[str, set[str]] = {"leaf": set(), "spine": set(), "core": set()}
+    for sw in design.switches:
+        found[("leaf", "spine", "core")[sw.tier - 1]].add(sw.model)
+    return {tier: ", ".join(sorted(models)) for tier, models in found.items()}

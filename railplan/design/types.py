@@ -59,18 +59,22 @@ class Device:
     """A non-GPU device cabled to reserved leaf ports (a fabric-manager appliance, ...).
 
     It stands in the node slot ``index`` (in compute rack ``rack``) that its ports were taken
-    from, as a removed node would leave it; its ports are numbered 0..ports-1.
+    from, as a removed node would leave it. Its ports are numbered 0..ports-1, plane by plane:
+    port p is in plane ``p // ports_per_plane``.
     """
 
     id: str
     purpose: str
-    plane: int
     ports: int
+    ports_per_plane: int
     port_speed_gbps: int
     form_factor: str
     index: int
     rack: int
     su: int = -1
+
+    def plane_of(self, port: int) -> int:
+        return port // self.ports_per_plane
 
     def port_name(self, port: int) -> str:
         return f"P{port + 1}"

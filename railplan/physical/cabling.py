@@ -92,6 +92,7 @@ def routed_lengths(design: Design, floor: Floor, where: Mapping[str, Position]) 
 def short_names(design: Design) -> dict[str, str]:
     """Short device names for labels: ``N17`` for node 17, ``LF0`` for the first leaf, ..."""
     out = {n.id: f"N{n.index + 1}" for n in design.nodes}
+    out.update({d.id: d.id.upper()[:8] for d in design.devices})
     count: dict[str, int] = {}
     for sw in design.switches:
         prefix = ROLE_PREFIX.get(sw.role, sw.role[:2].upper())
@@ -103,9 +104,11 @@ def short_names(design: Design) -> dict[str, str]:
 def port_label(design: Design, device: str, port: int, switches: Mapping[str, Switch]) -> str:
     """Front-panel port name on a switch (``P17``, ``P9/2``), NIC port name on a node."""
     sw = switches.get(device)
-    if sw is None:
-        return design.shape.port_name(port)
-    return sw.port_name(port)
+    if sw is not None:
+        return sw.port_name(port)
+    if any(d.id == device for d in design.devices):
+        return f"P{port + 1}"
+    return design.shape.port_name(port)
 
 
 def colour_of(link: Link, switches: Mapping[str, Switch], by: str) -> str:

@@ -199,7 +199,7 @@ def rack_id(row: int, position: int) -> str:
 
 def build_floor(design: Design, layout: LayoutSpec, catalog: Catalog) -> Floor:
     """Lay out the design's compute racks and enough network racks; build the tray network."""
-    n_compute = max((n.rack for n in design.nodes), default=-1) + 1
+    n_compute = max((x.rack for x in (*design.nodes, *design.devices)), default=-1) + 1
     need = network_rack_need(design, layout, catalog)
     if layout.network_rack_count == "auto":
         n_network = math.ceil(need * AUTO_HEADROOM - 1e-9) if need > 1 else need
@@ -344,19 +344,22 @@ def tray_network(
 
 
 def node_slots(design: Design, floor: Floor) -> dict[str, tuple[str, int]]:
-    """Rack id and lowest U of every node, in index order within each rack."""
+    """Rack id and lowest U of every node, in index order within each rack (an attached
+    device stands in the node slot it took its leaf ports from)."""
     slots = floor.layout.node_slots()
     out: dict[str, tuple[str, int]] = {}
     used: dict[int, int] = {}
-    for node in sorted(design.nodes, key=lambda n: n.index):
-        k = used.get(node.rack, 0)
+    holders = [(n.index, n.id, n.rack) for n in design.nodes]
+    holders += [(d.index, d.id, d.rack) for d in design.devices]
+    for _, holder, rack in sorted(holders):
+        k = used.get(rack, 0)
         if k >= len(slots):
             raise SpecError(
-                f"layout.nodes_per_rack: rack {node.rack + 1} holds more nodes than the "
+                f"layout.nodes_per_rack: rack {rack + 1} holds more nodes than the "
                 f"{len(slots)} slots the layout gives; plan with the same layout"
             )
-        used[node.rack] = k + 1
-        out[node.id] = (floor.compute_racks[node.rack], slots[k])
+        used[rack] = k + 1
+        out[holder] = (floor.compute_racks[rack], slots[k])
     return out
 
 

@@ -183,7 +183,9 @@ def _wire_leaves(
     by_su: dict[int, list[Node]] = {}
     for node in nodes:
         by_su.setdefault(node.su, []).append(node)
-    devices = _devices(b, spec, shape, res, plane, len(nodes), sus)
+    if plane == 0:
+        _add_devices(b, spec, shape, res, len(nodes), sus)
+    on_rail = _device_ports(b.devices, plane, rails, ppr)
     leaves: list[UpLeaf] = []
     for su in range(sus):
         members = by_su.get(su, [])
@@ -194,43 +196,33 @@ def _wire_leaves(
             for node in members:
                 for port in node_ports(shape, plane, rail):
                     b.add_link("node-leaf", node.id, port, lf, b.take_port(lf), plane, rail)
-            used = len(members) * ppr
-            if su == sus - 1:
-                for dev, dev_port in devices.get(rail, []):
-                    b.add_link("device-leaf", dev, dev_port, lf, b.take_port(lf), plane, rail)
-                    used += 1
+            devices = on_rail.get(rail, []) if su == sus - 1 else []
+            for dev, dev_port in devices:
+                b.add_link("device-leaf", dev, dev_port, lf, b.take_port(lf), plane, rail)
             if spec.fabric.whole_su:
                 up = leaf.up
             else:
                 active = max(0, min(su_active, n_nodes - su * su_active))
-                planned = (active + res.spares_per_su) * ppr + used - len(members) * ppr
-                up = leaf.up_for(planned)
+                up = leaf.up_for((active + res.spares_per_su) * ppr + len(devices))
             leaves.append(UpLeaf(lf, up, su))
             b.skip_to(lf, leaf.up_start)
     return leaves
 
 
-def _devices(
-    b: FabricBuilder,
-    spec: Spec,
-    shape: NodeShape,
-    res: Reserved,
-    plane: int,
-    n_node_slots: int,
-    sus: int,
-) -> dict[int, list[tuple[str, int]]]:
-    """The plane's attached devices, and per rail the (device, port) pairs its leaf takes."""
-    rails, ppr = rails_per_plane(shape), ports_per_rail(shape)
-    per_rail: dict[int, list[tuple[str, int]]] = {}
+def _add_devices(
+    b: FabricBuilder, spec: Spec, shape: NodeShape, res: Reserved, n_node_slots: int, sus: int
+) -> None:
+    """One device per cabled reservation, in the node slots after the last node."""
     slot = n_node_slots
+    planes = spec.fabric.planes
     for ask in res.asks:
         if ask.cabled:
-            dev = b.add_device(
+            b.add_device(
                 Device(
-                    id=f"p{plane}-{ask.slug}",
+                    id=ask.slug,
                     purpose=ask.purpose,
-                    plane=plane,
-                    ports=ask.count,
+                    ports=ask.count * planes,
+                    ports_per_plane=ask.count,
                     port_speed_gbps=shape.port_speed_gbps,
                     form_factor=ask.form_factor,
                     index=slot,
@@ -238,9 +230,18 @@ def _devices(
                     su=sus - 1,
                 )
             )
-            for j in range(ask.count):
-                per_rail.setdefault((j // ppr) % rails, []).append((dev, j))
         slot += ask.slots
+
+
+def _device_ports(
+    devices: Sequence[Device], plane: int, rails: int, ppr: int
+) -> dict[int, list[tuple[str, int]]]:
+    """Per rail, the (device, port) pairs of ``plane`` its leaf in the last SU takes."""
+    per_rail: dict[int, list[tuple[str, int]]] = {}
+    for dev in devices:
+        for j in range(dev.ports_per_plane):
+            port = plane * dev.ports_per_plane + j
+            per_rail.setdefault((j // ppr) % rails, []).append((dev.id, port))
     return per_rail
 
 

@@ -79,8 +79,8 @@ def _host_end(
             return [f"link {lk.id}: device {dev} does not exist"]
         if not 0 <= port < device.ports:
             out.append(f"link {lk.id}: {dev} has no port {port}")
-        if device.plane != lk.plane:
-            out.append(f"link {lk.id}: device {dev} belongs to another plane")
+        if device.plane_of(port) != lk.plane:
+            out.append(f"link {lk.id}: port {port} of device {dev} belongs to another plane")
         if lk.rate_gbps != device.port_speed_gbps:
             out.append(f"link {lk.id} runs {lk.rate_gbps}G on a {device.port_speed_gbps}G device port")
         return out
