@@ -287,6 +287,15 @@ class Design:
     def device_by_id(self) -> dict[str, Device]:
         return {d.id: d for d in self.devices}
 
+    def port_name(self, device: str, port: int, switches: dict[str, Switch] | None = None) -> str:
+        """A port's name: ``P17``/``P9/2`` on a switch, ``P2`` on a device, ``nic3`` on a node."""
+        sw = (switches if switches is not None else self.switch_by_id()).get(device)
+        if sw is not None:
+            return sw.port_name(port)
+        if any(d.id == device for d in self.devices):
+            return f"P{port + 1}"
+        return self.shape.port_name(port)
+
     @property
     def active_nodes(self) -> int:
         """Nodes counted in the cluster's GPUs (spares left out)."""

@@ -103,12 +103,7 @@ def short_names(design: Design) -> dict[str, str]:
 
 def port_label(design: Design, device: str, port: int, switches: Mapping[str, Switch]) -> str:
     """Front-panel port name on a switch (``P17``, ``P9/2``), NIC port name on a node."""
-    sw = switches.get(device)
-    if sw is not None:
-        return sw.port_name(port)
-    if any(d.id == device for d in design.devices):
-        return f"P{port + 1}"
-    return design.shape.port_name(port)
+    return design.port_name(device, port, switches)
 
 
 def colour_of(link: Link, switches: Mapping[str, Switch], by: str) -> str:

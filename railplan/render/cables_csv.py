@@ -56,10 +56,7 @@ class ScheduleRow:
 
 def port_name(design: Design, device: str, port: int, switches: dict[str, Switch]) -> str:
     """Front-panel port name on a switch (``P17``, ``P9/2``), NIC port name on a node."""
-    sw = switches.get(device)
-    if sw is None:
-        return design.shape.port_name(port)
-    return sw.port_name(port)
+    return design.port_name(device, port, switches)
 
 
 def schedule(design: Design) -> list[ScheduleRow]:

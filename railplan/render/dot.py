@@ -46,6 +46,9 @@ def render(design: Design, detail_limit: int = DETAIL_LIMIT) -> str:
         g = _switch_group(sw, aggregate)
         group[sw.id], tier[g] = g, sw.tier
         size[g] += 1
+    for dev in design.devices:  # attached devices (fabric managers, ...) beside the nodes
+        group[dev.id], tier[dev.id] = dev.id, 0
+        size[dev.id] += 1
     bundles: Counter[tuple[str, str]] = Counter()
     for lk in design.links:
         bundles[(group[lk.a_device], group[lk.b_device])] += 1

@@ -133,6 +133,22 @@ def devices_csv(design: Design, catalog: Catalog, site: str) -> str:
                 f"SU {node.su + 1}",
             )
         )
+    for dev in design.devices:  # attached devices on reserved leaf ports (e.g. UFM)
+        p = where[dev.id]
+        rows.append(
+            (
+                dev.id,
+                dev.purpose,
+                "Generic",
+                dev.purpose,
+                "planned",
+                site,
+                p.rack,
+                p.u,
+                "front",
+                f"on reserved leaf ports of SU {dev.su + 1}",
+            )
+        )
     for sw in design.switches:
         p = where[sw.id]
         model = catalog.switches.get(sw.model)
@@ -164,11 +180,14 @@ def interfaces_csv(design: Design, catalog: Catalog) -> str:
     node_ff = design.shape.form_factor
     ff_of = {m.id: m.form_factor for m in catalog.switches.values()}
     switches = design.switch_by_id()
+    devices = design.device_by_id()
     keyed: list[tuple[tuple[str, int], tuple[object, ...]]] = []
     for row in schedule(design):
         for end, port in ((row.a, row.link.a_port), (row.b, row.link.b_port)):
             sw = switches.get(end.device)
+            dev = devices.get(end.device)
             ff = ff_of.get(sw.model, "") if sw is not None else node_ff
+            ff = dev.form_factor if dev is not None else ff
             keyed.append(
                 (
                     (end.device, port),

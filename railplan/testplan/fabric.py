@@ -27,6 +27,8 @@ class Fabric:
         self.direct: dict[tuple[str, str], str] = {}
         self.switch_links: dict[str, list[tuple[int, Link]]] = defaultdict(list)
         for link in design.links:
+            if link.kind == "device-leaf":  # no GPU flow crosses it; the cabling check has it
+                continue
             if link.kind == "node-leaf":
                 self.port_link[(link.a_device, link.a_port)] = link
                 self.switch_links[link.b_device].append((link.b_port, link))

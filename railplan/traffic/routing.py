@@ -108,7 +108,7 @@ class FabricIndex:
                 ep_leaf_port[node, lk.a_port] = lk.b_port
                 self.dl_to[2 * i] = leaf
                 self.dl_from[2 * i + 1] = leaf
-            else:
+            elif lk.kind != "device-leaf":  # attached devices carry no GPU traffic
                 a = self.switch_pos[lk.a_device]
                 b = self.switch_pos[lk.b_device]
                 self.dl_from[2 * i], self.dl_to[2 * i] = a, b
