@@ -103,3 +103,77 @@ def test_bad_arguments_are_refused(catalog: Catalog) -> None:
         choose(spec, catalog, "speed")
     with pytest.raises(SpecError, match="max_models must be at least 1"):
         choose(spec, catalog, "cost", max_models=0)
+
+
+def catalog_plus(models: list[tuple[str, int, float]]) -> Catalog:
+    """The bundled catalog plus test switches cut from cx864e-n: (id, OSFP cages, price)."""
+    docs = []
+    for file in sorted(CATALOGS.glob("*.yaml")):
+        doc = yaml.safe_load(file.read_text(encoding="utf-8"))
+        if "switches" in doc:
+            base = next(s for s in doc["switches"] if s["id"] == "cx864e-n")
+            for mid, cages, price in models:
+                doc["switches"].append(
+                    {
+                        **base,
+                        "id": mid,
+                        "name": mid,
+                        "cages": cages,
+                        "asic_tbps": cages * 0.8,
+                        "price_usd": {"value": price, "source": "estimate: test"},
+                    }
+                )
+        docs.append((file.name, doc))
+    return parse_catalog(docs)
+
+
+#: a small leaf is cheap but, as a spine, forces a third tier; a big spine is dear as a leaf
+PER_TIER = [
+    ("leaf-small", 16, 6_000),
+    ("leaf-dear", 16, 30_000),
+    ("spine-big", 64, 80_000),
+    ("spine-dear", 64, 150_000),
+]
+
+
+def test_per_tier_choice_beats_every_single_model_fabric() -> None:
+    cat = catalog_plus(PER_TIER)
+    spec = make_spec(
+        1024,
+        leaf={"switches": ["leaf-small", "leaf-dear"]},
+        spine={"switches": ["spine-big", "spine-dear"]},
+    )
+    design, report = choose(spec, cat, "cost")
+    assert report.chosen.models == {"leaf": "leaf-small", "spine": "spine-big"}
+    leaves = {sw.radix for sw in design.switches if sw.role == "leaf"}
+    spines = {sw.radix for sw in design.switches if sw.role == "spine"}
+    assert leaves == {32} and spines == {128}  # each tier sized from its own radix
+    assert design.switch_counts() == {"leaf": 64, "spine": 8, "core": 0, "total": 72}
+    bill = nominal_pricer(cat)(design).totals.cost_usd
+    assert report.chosen.cost_usd == bill == report.objective_value
+    singles = {}
+    for model, _, _ in PER_TIER:  # every single-model fabric, planned and billed on its own
+        single = choose(make_spec(1024, switches=[model]), cat, "cost")[0]
+        singles[model] = nominal_pricer(cat)(single).totals.cost_usd
+    assert all(bill < cost for cost in singles.values()), (bill, singles)
+    assert report.status == "OPTIMAL" and report.gap == 0.0
+    assert report.best_bound == report.objective_value
+    assert check(design) == []
+    assert any("switch models by tier: leaf leaf-small, spine spine-big" in n for n in design.sizing.notes)
+
+
+def test_a_fabric_wide_shortlist_is_chosen_per_tier_and_never_dearer_than_a_single_model() -> None:
+    cat = catalog_plus(PER_TIER)
+    design, report = choose(make_spec(1024, switches=[m for m, _, _ in PER_TIER]), cat, "cost")
+    assert sorted(b.label for b in report.bases) == sorted(m for m, _, _ in PER_TIER)
+    assert report.chosen.cost_usd <= min(b.cost_usd for b in report.bases)
+    assert report.chosen.models == {"leaf": "leaf-small", "spine": "spine-big"}
+    billed = {b.label for b in report.billed}
+    assert "leaf leaf-small, spine spine-big" in billed
+    assert report.to_json()["chosen"]["models"] == {"leaf": "leaf-small", "spine": "spine-big"}
+
+
+def test_tiers_of_different_protocols_never_mix(catalog: Catalog) -> None:
+    spec = make_spec(1024, leaf={"switches": ["qm9700"]}, spine={"switches": ["cx864e-n"]})
+    with pytest.raises(InfeasibleError, match="infiniband and ethernet tiers do not mix"):
+        choose(spec, catalog, "cost")

@@ -297,6 +297,12 @@ def _terms(
     for m_id, leaf in terms.leaf.items():
         for k in lists["spine"]:
             if not protocol_match(leaf.model, k):
+                skipped.append(
+                    (
+                        f"leaf {m_id}, spine {k.id}",
+                        f"{leaf.model.protocol} and {k.protocol} tiers do not mix",
+                    )
+                )
                 continue
             try:
                 pair = spine_term(spec, leaf, k, speeds, catalog, objective)
