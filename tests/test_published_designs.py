@@ -39,7 +39,9 @@ SUPERPOD_TABLE_4 = [
 ]
 
 
-@pytest.mark.parametrize(("sus", "nodes", "gpus", "leaf", "spine", "compute", "spine_leaf"), SUPERPOD_TABLE_4)
+@pytest.mark.parametrize(
+    ("sus", "nodes", "gpus", "leaf", "spine", "compute", "spine_leaf"), SUPERPOD_TABLE_4
+)
 def test_superpod_h100_table_4(
     sus: int, nodes: int, gpus: int, leaf: int, spine: int, compute: int, spine_leaf: int
 ) -> None:
@@ -112,7 +114,11 @@ def test_hpn_tiers_as_published(hpn: Design) -> None:
 
 def test_hpn_dual_tor_dual_plane(hpn: Design) -> None:
     switches = hpn.switch_by_id()
-    leaf_of = {(lk.a_device, lk.a_port): switches[lk.b_device] for lk in hpn.links if lk.kind == "node-leaf"}
+    leaf_of = {
+        (lk.a_device, lk.a_port): switches[lk.b_device]
+        for lk in hpn.links
+        if lk.kind == "node-leaf"
+    }
     node = hpn.nodes[0].id
     for nic in range(8):
         a, b = leaf_of[(node, 2 * nic)], leaf_of[(node, 2 * nic + 1)]

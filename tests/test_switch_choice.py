@@ -159,12 +159,14 @@ def test_per_tier_choice_beats_every_single_model_fabric() -> None:
     assert report.status == "OPTIMAL" and report.gap == 0.0
     assert report.best_bound == report.objective_value
     assert check(design) == []
-    assert any("switch models by tier: leaf leaf-small, spine spine-big" in n for n in design.sizing.notes)
+    assert any(
+        "switch models by tier: leaf leaf-small, spine spine-big" in n for n in design.sizing.notes
+    )
 
 
 def test_a_fabric_wide_shortlist_is_chosen_per_tier_and_never_dearer_than_a_single_model() -> None:
     cat = catalog_plus(PER_TIER)
-    design, report = choose(make_spec(1024, switches=[m for m, _, _ in PER_TIER]), cat, "cost")
+    _, report = choose(make_spec(1024, switches=[m for m, _, _ in PER_TIER]), cat, "cost")
     assert sorted(b.label for b in report.bases) == sorted(m for m, _, _ in PER_TIER)
     assert report.chosen.cost_usd <= min(b.cost_usd for b in report.bases)
     assert report.chosen.models == {"leaf": "leaf-small", "spine": "spine-big"}

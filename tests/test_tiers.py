@@ -67,10 +67,17 @@ def test_yaml_reads_unquoted_ratios_back() -> None:
         ({"leaf": {"oversubscription": "17:15"}, "oversubscription": "3:1"}, "disagree"),
         ({"core": {"up_gbps": 800}}, "core tier has no uplinks"),
         (
-            {"reserved_ports": [{"purpose": "x", "count": 2, "per": "plane", "attach": "spare-nodes"}]},
+            {
+                "reserved_ports": [
+                    {"purpose": "x", "count": 2, "per": "plane", "attach": "spare-nodes"}
+                ]
+            },
             "use per: leaf",
         ),
-        ({"reserved_ports": [{"purpose": "ufm", "count": 2, "attach": "device"}]}, "use per: plane"),
+        (
+            {"reserved_ports": [{"purpose": "ufm", "count": 2, "attach": "device"}]},
+            "use per: plane",
+        ),
         ({"rail_only": {"switches": 0}}, "give 1 to 4096 switches"),
     ],
 )
@@ -218,7 +225,14 @@ def test_more_switches_than_rails_and_too_small_switches_are_refused() -> None:
     with pytest.raises(InfeasibleError, match="use at most 8"):
         plan(spec_of(64, switches=["qm9700"], topology="rail-only", rail_only={"switches": 9}))
     with pytest.raises(InfeasibleError, match="ISL ports per switch"):
-        plan(spec_of(8 * 40, switches=["qm9700"], topology="rail-only", rail_only={"switches": 2, "isl": True}))
+        plan(
+            spec_of(
+                8 * 40,
+                switches=["qm9700"],
+                topology="rail-only",
+                rail_only={"switches": 2, "isl": True},
+            )
+        )
 
 
 # -- check() catches what a wrong generator would do ------------------------------------------
@@ -248,13 +262,22 @@ def test_check_catches_active_nodes_on_reserved_ports() -> None:
 
 
 def test_check_catches_an_uneven_isl_bundle_and_a_missing_device_link() -> None:
-    base = spec_of(64, switches=["qm9700"], topology="rail-only", rail_only={"switches": 2, "isl": True})
+    base = spec_of(
+        64, switches=["qm9700"], topology="rail-only", rail_only={"switches": 2, "isl": True}
+    )
     d = plan(base)
     isl = [k for k, lk in enumerate(d.links) if lk.kind == "leaf-leaf"]
     short = dataclasses.replace(d, links=tuple(lk for k, lk in enumerate(d.links) if k != isl[0]))
     problems = check(short)
     assert any("over the asked 1:1" in p for p in problems)
-    sp = plan(spec_of(1016, node="dgx-h100", switches=["qm9700"], reserved_ports=[{"purpose": "ufm", "count": 4, "per": "plane", "attach": "device"}]))
+    sp = plan(
+        spec_of(
+            1016,
+            node="dgx-h100",
+            switches=["qm9700"],
+            reserved_ports=[{"purpose": "ufm", "count": 4, "per": "plane", "attach": "device"}],
+        )
+    )
     dl = next(k for k, lk in enumerate(sp.links) if lk.kind == "device-leaf")
     gone = dataclasses.replace(sp, links=tuple(lk for k, lk in enumerate(sp.links) if k != dl))
     assert any("has 4 ports but 3 links" in p for p in check(gone))
@@ -263,21 +286,46 @@ def test_check_catches_an_uneven_isl_bundle_and_a_missing_device_link() -> None:
 def test_check_catches_a_broken_tor_pair_and_a_spine_over_its_ratio() -> None:
     d = plan(hpn_like())
     first = next(k for k, lk in enumerate(d.links) if lk.kind == "node-leaf" and lk.a_port == 1)
-    twin = next(lk for lk in d.links if lk.kind == "node-leaf" and lk.a_device == d.links[first].a_device and lk.a_port == 0)
+    twin = next(
+        lk
+        for lk in d.links
+        if lk.kind == "node-leaf" and lk.a_device == d.links[first].a_device and lk.a_port == 0
+    )
     bad = _replace_link(d, first, b_device=twin.b_device, plane=0, a_port=1)
-    assert any("dual-tor needs two ToRs" in p or "belongs to another plane" in p for p in check(bad))
-    three = plan(spec_of(2048 * 8, node="dgx-h100", switches=["qm9700"], spine={"oversubscription": "2:1"}, tiers=3))
+    assert any(
+        "dual-tor needs two ToRs" in p or "belongs to another plane" in p for p in check(bad)
+    )
+    three = plan(
+        spec_of(
+            2048 * 8,
+            node="dgx-h100",
+            switches=["qm9700"],
+            spine={"oversubscription": "2:1"},
+            tiers=3,
+        )
+    )
     cores = [k for k, lk in enumerate(three.links) if lk.kind == "spine-core"]
     cut = set(cores[: len(cores) // 2 + 1])
-    thin = dataclasses.replace(three, links=tuple(lk for k, lk in enumerate(three.links) if k not in cut))
-    assert any("over the asked 2:1" in p or "oversubscribed toward the cores" in p for p in check(thin))
+    thin = dataclasses.replace(
+        three, links=tuple(lk for k, lk in enumerate(three.links) if k not in cut)
+    )
+    assert any(
+        "over the asked 2:1" in p or "oversubscribed toward the cores" in p for p in check(thin)
+    )
 
 
 # -- the Design keeps its bytes ---------------------------------------------------------------
 
 
 def test_per_tier_designs_round_trip_and_uniform_ones_keep_their_keys() -> None:
-    d = plan(spec_of(1016, node="dgx-h100", switches=["qm9700"], reserved_ports=[{"purpose": "ufm", "count": 4, "per": "plane", "attach": "device"}]))
+    d = plan(
+        spec_of(
+            1016,
+            node="dgx-h100",
+            switches=["qm9700"],
+            reserved_ports=[{"purpose": "ufm", "count": 4, "per": "plane", "attach": "device"}],
+        )
+    )
     text = design_to_json(d)
     again = design_from_json(text)
     assert again == d and design_to_json(again) == text
@@ -285,4 +333,5 @@ def test_per_tier_designs_round_trip_and_uniform_ones_keep_their_keys() -> None:
     assert design_from_json(design_to_json(mixed)) == mixed
     plain = json.loads(design_to_json(plan(spec_of(1024, switches=["qm9700"]))))
     assert "devices" not in plain and "tier_sizing" not in plain["sizing"]
-    assert all("up_from_port" not in sw and "spare" not in n for sw, n in zip(plain["switches"], plain["nodes"]))
+    assert not any("up_from_port" in sw for sw in plain["switches"])
+    assert not any("spare" in n for n in plain["nodes"])

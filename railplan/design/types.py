@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -287,7 +288,9 @@ class Design:
     def device_by_id(self) -> dict[str, Device]:
         return {d.id: d for d in self.devices}
 
-    def port_name(self, device: str, port: int, switches: dict[str, Switch] | None = None) -> str:
+    def port_name(
+        self, device: str, port: int, switches: Mapping[str, Switch] | None = None
+    ) -> str:
         """A port's name: ``P17``/``P9/2`` on a switch, ``P2`` on a device, ``nic3`` on a node."""
         sw = (switches if switches is not None else self.switch_by_id()).get(device)
         if sw is not None:

@@ -199,7 +199,8 @@ def rack_id(row: int, position: int) -> str:
 
 def build_floor(design: Design, layout: LayoutSpec, catalog: Catalog) -> Floor:
     """Lay out the design's compute racks and enough network racks; build the tray network."""
-    n_compute = max((x.rack for x in (*design.nodes, *design.devices)), default=-1) + 1
+    holders = [n.rack for n in design.nodes] + [d.rack for d in design.devices]
+    n_compute = max(holders, default=-1) + 1
     need = network_rack_need(design, layout, catalog)
     if layout.network_rack_count == "auto":
         n_network = math.ceil(need * AUTO_HEADROOM - 1e-9) if need > 1 else need

@@ -344,8 +344,10 @@ def _single_combo(terms: _Terms, model: str) -> Combo:
 
 def _combo_label(combo: Combo) -> str:
     leaf, spine, core = combo
-    parts = [f"leaf {leaf}"] + ([f"spine {spine}"] if spine else []) + (
-        [f"core {core}"] if core else []
+    parts = (
+        [f"leaf {leaf}"]
+        + ([f"spine {spine}"] if spine else [])
+        + ([f"core {core}"] if core else [])
     )
     return ", ".join(parts)
 

@@ -11,8 +11,8 @@ from railplan.design import Design, Node, NodeShape, Sizing
 from railplan.errors import InfeasibleError, SpecError
 from railplan.spec import Spec
 from railplan.topology.clos import CapacityExceeded, UpLeaf, build_upper, pod_capacity_groups
-from railplan.topology.roft import default_routing, node_id, tier_sizing_of, upper_lower_bound
 from railplan.topology.reserved import refuse_reserved
+from railplan.topology.roft import default_routing, node_id, tier_sizing_of, upper_lower_bound
 from railplan.topology.tiers import (
     TierModels,
     TierSplit,
@@ -136,7 +136,9 @@ def fat_tree(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> 
     model = tm.leaf
     n_nodes = spec.cluster.gpus // shape.gpus
     speeds = tier_speeds(spec, shape)
-    split = tier_split(model, speeds.leaf_down, speeds.leaf_up, spec.fabric.oversubscription_fraction)
+    split = tier_split(
+        model, speeds.leaf_down, speeds.leaf_up, spec.fabric.oversubscription_fraction
+    )
     upper = upper_tiers(spec, tm, speeds)
     radix = split.layout.radix
     _check_rack_fits(spec, shape, split, model)

@@ -10,9 +10,9 @@ from railplan.catalog import SwitchModel
 from railplan.design import Design, Node, NodeShape, Sizing
 from railplan.errors import InfeasibleError, SpecError
 from railplan.spec import Spec
+from railplan.topology.reserved import refuse_reserved
 from railplan.topology.roft import default_routing, make_nodes
 from railplan.topology.shape import LeafSplit, leaf_split, switch_radix
-from railplan.topology.reserved import refuse_reserved
 from railplan.topology.tiers import TierModels
 from railplan.topology.wiring import FabricBuilder
 

@@ -208,4 +208,3 @@ def _classic(spec: Spec, shape: NodeShape, model: SwitchModel) -> Design:
         links=tuple(b.links),
         spec=spec.model_dump(mode="json"),
     )
-

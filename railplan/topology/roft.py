@@ -24,8 +24,8 @@ from railplan.topology.tiers import (
     per_tier,
     tier_speeds,
     tier_split,
-    upper_tiers,
     uplinks_for,
+    upper_tiers,
 )
 from railplan.topology.wiring import FabricBuilder
 

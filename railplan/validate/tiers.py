@@ -16,12 +16,12 @@ def port_sections(d: Design) -> list[str]:
     out = []
     for lk in d.links:
         lower, upper = switches.get(lk.a_device), switches.get(lk.b_device)
-        if upper is not None and upper.mixed_speed and lk.b_port >= upper.up_from_port:
-            if lk.kind != "leaf-leaf":
-                out.append(
-                    f"link {lk.id} comes up into {upper.id} port {upper.port_name(lk.b_port)}, "
-                    f"one of its {upper.up_speed_gbps}G uplink ports"
-                )
+        into_uplink = upper is not None and upper.mixed_speed and lk.b_port >= upper.up_from_port
+        if upper is not None and into_uplink and lk.kind != "leaf-leaf":
+            out.append(
+                f"link {lk.id} comes up into {upper.id} port {upper.port_name(lk.b_port)}, "
+                f"one of its {upper.up_speed_gbps}G uplink ports"
+            )
         if lower is not None and lower.mixed_speed and lk.a_port < lower.up_from_port:
             out.append(
                 f"link {lk.id} leaves {lower.id} upward from port "

@@ -82,7 +82,9 @@ def _host_end(
         if device.plane_of(port) != lk.plane:
             out.append(f"link {lk.id}: port {port} of device {dev} belongs to another plane")
         if lk.rate_gbps != device.port_speed_gbps:
-            out.append(f"link {lk.id} runs {lk.rate_gbps}G on a {device.port_speed_gbps}G device port")
+            out.append(
+                f"link {lk.id} runs {lk.rate_gbps}G on a {device.port_speed_gbps}G device port"
+            )
         return out
     shape = d.shape
     if dev not in nodes:
