@@ -335,3 +335,15 @@ def test_per_tier_designs_round_trip_and_uniform_ones_keep_their_keys() -> None:
     assert "devices" not in plain and "tier_sizing" not in plain["sizing"]
     assert not any("up_from_port" in sw for sw in plain["switches"])
     assert not any("spare" in n for n in plain["nodes"])
+
+
+def test_site_port_names_resolve_on_a_two_speed_switch() -> None:
+    from railplan.field.names import NameMap
+
+    d = plan(hpn_like())
+    leaf = next(s for s in d.switches if s.role == "leaf")
+    names = NameMap(d)
+    assert names.port(leaf.id, "P68/2") == 135  # the last 200G down port
+    assert names.port(leaf.id, "P69") == 136  # the first 400G uplink, a cage of its own
+    assert names.port(leaf.id, "P69/2") is None  # an uplink cage carries one port
+    assert names.port(leaf.id, "P129") is None

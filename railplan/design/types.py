@@ -130,6 +130,30 @@ class Switch:
             return first + rel // ppc, rel % ppc, ppc
         return port // self.ports_per_cage, port % self.ports_per_cage, self.ports_per_cage
 
+    @property
+    def cage_count(self) -> int:
+        """Cages the switch's logical ports fill."""
+        if not self.up_from_port:
+            return self.radix // self.ports_per_cage
+        first = -(-self.up_from_port // self.ports_per_cage)
+        return first + (self.radix - self.up_from_port) // self.up_ports_per_cage
+
+    def cage_ports(self, cage: int) -> int:
+        """Logical ports in ``cage`` (0-based)."""
+        if self.up_from_port and cage >= -(-self.up_from_port // self.ports_per_cage):
+            return self.up_ports_per_cage
+        return self.ports_per_cage
+
+    def port_at(self, cage: int, slot: int) -> int | None:
+        """The logical port in ``slot`` of ``cage`` (both 0-based), the inverse of ``cage_of``."""
+        if not 0 <= cage < self.cage_count or not 0 <= slot < self.cage_ports(cage):
+            return None
+        first_up = -(-self.up_from_port // self.ports_per_cage) if self.up_from_port else 0
+        if self.up_from_port and cage >= first_up:
+            return self.up_from_port + (cage - first_up) * self.up_ports_per_cage + slot
+        port = cage * self.ports_per_cage + slot
+        return port if not self.up_from_port or port < self.up_from_port else None
+
     def port_name(self, port: int) -> str:
         """Front-panel name of a logical port: ``P17`` or ``P9/2`` when a cage carries several."""
         cage, slot, ppc = self.cage_of(port)

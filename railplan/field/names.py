@@ -254,7 +254,7 @@ class NameMap:
 
     def _switch_port(self, sw: Switch, raw: str) -> int | None:
         ppc = sw.ports_per_cage
-        cages = sw.radix // ppc if ppc else sw.radix
+        cages = sw.cage_count if ppc else sw.radix
         if raw.isdecimal():
             index = int(raw) - 1
             return index if 0 <= index < sw.radix else None
@@ -274,7 +274,7 @@ class NameMap:
         if m:
             lane = int(m.group(1))
             lanes = self.lanes_per_cage
-            per_port = max(1, lanes // ppc)
+            per_port = max(1, lanes // sw.cage_ports(lane // lanes))
             if lane % per_port:
                 return None
             return self._cage_port(sw, cages, lane // lanes + 1, (lane % lanes) // per_port + 1)
@@ -285,7 +285,7 @@ class NameMap:
         m = _CAGE_LANE.match(raw)
         if m:  # Ethernet9/5: cage/first lane
             lane = int(m.group(2))
-            per_port = max(1, self.lanes_per_cage // ppc)
+            per_port = max(1, self.lanes_per_cage // sw.cage_ports(int(m.group(1)) - 1))
             if (lane - 1) % per_port:
                 return None
             return self._cage_port(sw, cages, int(m.group(1)), (lane - 1) // per_port + 1)
@@ -293,14 +293,9 @@ class NameMap:
 
     @staticmethod
     def _cage_port(sw: Switch, cages: int, cage: int, sub: int | None) -> int | None:
-        ppc = sw.ports_per_cage
         if not 1 <= cage <= cages:
             return None
-        if sub is None:
-            sub = 1
-        if not 1 <= sub <= ppc:
-            return None
-        return (cage - 1) * ppc + sub - 1
+        return sw.port_at(cage - 1, (sub or 1) - 1)
 
     def endpoint(self, site_device: str, site_ports: list[str]) -> Endpoint | None:
         """The design port behind a site device and the first of its port names that resolves."""
