@@ -168,6 +168,8 @@ class _Terms:
     models: dict[str, SwitchModel]
     billed: dict[Combo, tuple[Design, Candidate]] = dataclasses.field(default_factory=dict)
     forbidden: set[Combo] = dataclasses.field(default_factory=set)
+    #: (leaf, spine) pairs of different protocols, named only when nothing else fits
+    unmixed: list[tuple[str, str]] = dataclasses.field(default_factory=list)
 
     def estimate(self, combo: Combo) -> float:
         leaf, spine, core = combo
@@ -236,7 +238,7 @@ def choose(
             skipped.append((model.id, str(exc)))
             terms.forbidden.add(combo)
     if not terms.combos():
-        reasons = "; ".join(f"{m}: {r}" for m, r in skipped)
+        reasons = "; ".join(f"{m}: {r}" for m, r in [*skipped, *terms.unmixed])
         raise InfeasibleError(f"no allowed switch model builds and prices this fabric: {reasons}")
     status, value, bound, combo = _solve(terms, objective, max_models, time_limit_s)
     for _ in range(MAX_PROPOSALS):
@@ -297,12 +299,8 @@ def _terms(
     for m_id, leaf in terms.leaf.items():
         for k in lists["spine"]:
             if not protocol_match(leaf.model, k):
-                skipped.append(
-                    (
-                        f"leaf {m_id}, spine {k.id}",
-                        f"{leaf.model.protocol} and {k.protocol} tiers do not mix",
-                    )
-                )
+                why = f"{leaf.model.protocol} and {k.protocol} tiers do not mix"
+                terms.unmixed.append((f"leaf {m_id}, spine {k.id}", why))
                 continue
             try:
                 pair = spine_term(spec, leaf, k, speeds, catalog, objective)

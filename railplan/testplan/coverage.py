@@ -97,18 +97,20 @@ def _probes_exact(
             continue
         link = fab.link_by_id[link_id]
         dests = by_leaf.get(link.b_device) or ends
+        under = leaves_under(link.a_device)
+        # first endpoint of each leaf below, then (parallel links picked per flow, e.g. an
+        # ISL bundle) the other endpoints; one budget for both
+        sources = [e for x in under for e in by_leaf[x][:1]]
+        sources += [e for x in under for e in by_leaf[x][1:]]
         budget, hit = PROBE_BUDGET, None
-        for x in leaves_under(link.a_device):
-            for u, pu in by_leaf[x][:1]:
-                for v, pv in dests:
-                    budget -= 1
-                    flow = (u, pu, v, pv)
-                    if v != u and link_id in fab.flow_elements(flow):
-                        hit = flow
-                        break
-                    if budget <= 0:
-                        break
-                if hit or budget <= 0:
+        for u, pu in sources:
+            for v, pv in dests:
+                budget -= 1
+                flow = (u, pu, v, pv)
+                if v != u and link_id in fab.flow_elements(flow):
+                    hit = flow
+                    break
+                if budget <= 0:
                     break
             if hit or budget <= 0:
                 break

@@ -28,6 +28,7 @@ class Fabric:
         self.switch_links: dict[str, list[tuple[int, Link]]] = defaultdict(list)
         for link in design.links:
             if link.kind == "device-leaf":  # no GPU flow crosses it; the cabling check has it
+                self.switch_links[link.b_device].append((link.b_port, link))
                 continue
             if link.kind == "node-leaf":
                 self.port_link[(link.a_device, link.a_port)] = link
