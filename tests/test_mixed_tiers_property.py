@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from railplan import InfeasibleError, check, plan
 from railplan.catalog import load_catalog
 from railplan.design import Design
-from railplan.spec.schema import ratio_value
+from railplan.spec.tiers import ratio_value
 from tests.conftest import make_spec
 
 CATALOG = load_catalog()

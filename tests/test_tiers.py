@@ -16,7 +16,7 @@ from railplan.design import Design, design_from_json, design_to_json
 from railplan.errors import InfeasibleError, SpecError
 from railplan.pipeline.plan import plan
 from railplan.spec import spec_from_dict, spec_json_schema
-from railplan.spec.schema import normal_ratio, ratio_value
+from railplan.spec.tiers import normal_ratio, ratio_value
 from railplan.topology.shape import leaf_split
 from railplan.topology.tiers import tier_split
 from railplan.validate import check

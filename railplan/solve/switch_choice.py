@@ -24,23 +24,24 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from ortools.sat.python import cp_model
 
 from railplan.catalog import Catalog, SwitchModel
-from railplan.design import Cable, Design
+from railplan.design import Design
 from railplan.errors import InfeasibleError, RailplanError, SpecError
-from railplan.physical import media
-from railplan.physical.bom import Bom, bom
+from railplan.solve.choice_report import Candidate, SolverReport
 from railplan.solve.tier_terms import (
     NOMINAL_LENGTHS_M,
     LeafTerm,
+    PriceDesign,
     SpineTerm,
     core_term,
     leaf_term,
+    nominal_pricer,
     protocol_match,
     spine_term,
 )
@@ -58,102 +59,10 @@ SEED = 0
 #: proposals built and billed beyond the single-model fabrics before the bill decides
 MAX_PROPOSALS = 6
 
-PriceDesign = Callable[[Design], Bom]
 #: (leaf, spine, core) model ids; spine and core are None where the fabric has no such tier
 Combo = tuple[str, str | None, str | None]
 
 __all__ = ["NOMINAL_LENGTHS_M", "Candidate", "SolverReport", "choose", "nominal_pricer"]
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One fabric: its switch model per role and what it costs and draws (by the bill)."""
-
-    models: dict[str, str]
-    cost_usd: float
-    power_w: float
-    switches: int
-
-    @property
-    def label(self) -> str:
-        kinds = set(self.models.values())
-        if len(kinds) == 1:
-            return kinds.pop()
-        return ", ".join(f"{role} {m}" for role, m in sorted(self.models.items()))
-
-
-@dataclass(frozen=True, slots=True)
-class SolverReport:
-    """What CP-SAT proved: objective, best bound, relative gap and status, with the fabrics."""
-
-    objective: str
-    status: str
-    objective_value: float
-    best_bound: float
-    gap: float
-    chosen: Candidate
-    #: every single-model fabric the shortlists allow, billed
-    bases: tuple[Candidate, ...]
-    #: models (or tier combinations) that could not build or price the fabric, with the reason
-    skipped: tuple[tuple[str, str], ...]
-    lower_bound_switches: int
-    scope: str
-    wall_time_s: float = dataclasses.field(default=0.0, compare=False)
-    #: every fabric built and billed while solving (the bases first), in order
-    billed: tuple[Candidate, ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        def cand(c: Candidate) -> dict[str, Any]:
-            return {
-                "label": c.label,
-                "models": dict(sorted(c.models.items())),
-                "cost_usd": c.cost_usd,
-                "power_w": c.power_w,
-                "switches": c.switches,
-            }
-
-        return {
-            "objective": self.objective,
-            "status": self.status,
-            "objective_value": self.objective_value,
-            "best_bound": self.best_bound,
-            "gap": self.gap,
-            "chosen": cand(self.chosen),
-            "bases": [cand(b) for b in self.bases],
-            "billed": [cand(b) for b in self.billed],
-            "skipped": [{"model": m, "reason": r} for m, r in self.skipped],
-            "lower_bound_switches": self.lower_bound_switches,
-            "scope": self.scope,
-        }
-
-
-def nominal_pricer(catalog: Catalog, lengths_m: Mapping[str, float] | None = None) -> PriceDesign:
-    """A pricer that gives every link a nominal length per link kind, picks media, and bills it.
-
-    Use it before a floor layout exists; pass the layout's own pricer for routed lengths.
-    """
-    table = {**NOMINAL_LENGTHS_M, **(lengths_m or {})}
-
-    def price(design: Design) -> Bom:
-        routed = {lk.id: table.get(lk.kind, 20.0) for lk in design.links}
-        assignment = media.assign_design(design, catalog, routed)
-        cables = tuple(
-            Cable(
-                id=f"C{n:06d}",
-                link_id=lk.id,
-                media=assignment.choices[lk.id].cable,
-                transceiver_a=assignment.choices[lk.id].transceiver_a,
-                transceiver_b=assignment.choices[lk.id].transceiver_b,
-                length_m=assignment.choices[lk.id].stocked_length_m,
-                label_a="",
-                label_b="",
-                colour="",
-            )
-            for n, lk in enumerate(design.links, start=1)
-        )
-        return bom(dataclasses.replace(design, cables=cables), catalog)
-
-    return price
 
 
 @dataclass
@@ -227,31 +136,13 @@ def choose(
     skipped: list[tuple[str, str]] = []
     terms = _terms(spec, catalog, family, lists, objective, skipped)
     build = _builder(spec, catalog, family, price, terms)
-    bases: list[Candidate] = []
-    for model in _single_models(lists, family):
-        combo = _single_combo(terms, model.id)
-        if model.id not in terms.leaf and any(m == model.id for m, _ in skipped):
-            continue  # its leaf tier already failed: the reason is listed once
-        try:
-            bases.append(build(combo, model)[1])
-        except RailplanError as exc:
-            skipped.append((model.id, str(exc)))
-            terms.forbidden.add(combo)
+    bases = _bill_bases(terms, build, _single_models(lists, family), skipped)
     if not terms.combos():
         reasons = "; ".join(f"{m}: {r}" for m, r in [*skipped, *terms.unmixed])
         raise InfeasibleError(f"no allowed switch model builds and prices this fabric: {reasons}")
-    status, value, bound, combo = _solve(terms, objective, max_models, time_limit_s)
-    for _ in range(MAX_PROPOSALS):
-        if combo in terms.billed:
-            break
-        try:
-            build(combo, None)
-        except RailplanError as exc:
-            skipped.append((_combo_label(combo), str(exc)))
-            terms.forbidden.add(combo)
-        status, value, bound, combo = _solve(terms, objective, max_models, time_limit_s)
-    if combo not in terms.billed:
-        build(combo, None)
+    status, value, bound, combo = _propose(
+        terms, build, skipped, objective, max_models, time_limit_s
+    )
     design, chosen = terms.billed[combo]
     scale = SCALE[objective]
     report = SolverReport(
@@ -271,6 +162,54 @@ def choose(
         billed=tuple(c for _, c in terms.billed.values()),
     )
     return design, report
+
+
+def _bill_bases(
+    terms: _Terms,
+    build: Callable[[Combo, SwitchModel | None], tuple[Design, Candidate]],
+    models: list[SwitchModel],
+    skipped: list[tuple[str, str]],
+) -> list[Candidate]:
+    """Build and bill every single-model fabric the shortlists allow."""
+    bases = []
+    for model in models:
+        combo = _single_combo(terms, model.id)
+        if model.id not in terms.leaf and any(m == model.id for m, _ in skipped):
+            continue  # its leaf tier already failed: the reason is listed once
+        try:
+            bases.append(build(combo, model)[1])
+        except RailplanError as exc:
+            skipped.append((model.id, str(exc)))
+            terms.forbidden.add(combo)
+    return bases
+
+
+def _propose(
+    terms: _Terms,
+    build: Callable[[Combo, SwitchModel | None], tuple[Design, Candidate]],
+    skipped: list[tuple[str, str]],
+    objective: str,
+    max_models: int | None,
+    time_limit_s: float,
+) -> tuple[str, int, int, Combo]:
+    """Solve, bill the proposal, solve again with its bill, until CP-SAT's answer is billed.
+
+    After ``MAX_PROPOSALS`` bills the cheapest fabric billed so far stands.
+    """
+    for _ in range(MAX_PROPOSALS + 1):
+        status, value, bound, combo = _solve(terms, objective, max_models, time_limit_s)
+        if combo in terms.billed:
+            return status, value, bound, combo
+        try:
+            build(combo, None)
+        except RailplanError as exc:
+            skipped.append((_combo_label(combo), str(exc)))
+            terms.forbidden.add(combo)
+    scale = SCALE[objective]
+    billed = [c for c in terms.billed if c not in terms.forbidden]
+    combo = min(billed, key=lambda c: (terms.known(c), _tie_key(c)))
+    value = round(terms.known(combo) * scale)
+    return f"{status}, proposals capped", value, min(bound, value), combo
 
 
 def _terms(
@@ -434,25 +373,31 @@ def _solve(
     m.minimize(total)
     solver = _solver(time_limit_s)
     status = solver.solve(m)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        if status == cp_model.INFEASIBLE:
-            raise InfeasibleError(
-                f"no allowed fabric uses at most {max_models} switch model(s); raise max_models"
-            )
-        raise InfeasibleError(
-            f"switch choice found no answer in {time_limit_s:g} s; raise the time limit"
-        )
+    _refuse(status, max_models, time_limit_s)
     value = round(solver.objective_value)
     bound = round(solver.best_objective_bound)
-    name = solver.status_name(status)
     if status == cp_model.OPTIMAL:  # among equal answers, the lowest model ids, leaf first
         m.add(total == value)
         m.minimize(sum(k * pick[c] for k, c in enumerate(combos)))
         tie = _solver(time_limit_s)
         if tie.solve(m) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            solver = tie
-    chosen = next(c for c, v in pick.items() if solver.value(v))
-    return name, value, bound, chosen
+            return solver.status_name(status), value, bound, _picked(tie, pick)
+    return solver.status_name(status), value, bound, _picked(solver, pick)
+
+
+def _picked(solver: cp_model.CpSolver, pick: dict[Combo, cp_model.IntVar]) -> Combo:
+    return next(c for c, v in pick.items() if solver.value(v))
+
+
+def _refuse(status: Any, max_models: int | None, time_limit_s: float) -> None:
+    if status == cp_model.INFEASIBLE:
+        raise InfeasibleError(
+            f"no allowed fabric uses at most {max_models} switch model(s); raise max_models"
+        )
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise InfeasibleError(
+            f"switch choice found no answer in {time_limit_s:g} s; raise the time limit"
+        )
 
 
 def _tie_key(combo: Combo) -> tuple[str, str, str]:

@@ -12,19 +12,23 @@ every fabric it builds.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from railplan.catalog import Catalog, SwitchModel
-from railplan.design import NodeShape, Switch
+from railplan.design import Cable, Design, NodeShape, Switch
 from railplan.errors import InfeasibleError
 from railplan.physical import media
+from railplan.physical.bom import Bom, bom
 from railplan.spec import Spec
 from railplan.topology import GENERATORS
 from railplan.topology.clos import UpLeaf, UpperPlan, size_upper
 from railplan.topology.tiers import TierModels, TierSpeeds, UpperTiers, upper_tiers
 from railplan.topology.wiring import Tally, counting
+
+PriceDesign = Callable[[Design], Bom]
 
 #: lengths used when no floor layout has been routed
 NOMINAL_LENGTHS_M = {
@@ -34,6 +38,35 @@ NOMINAL_LENGTHS_M = {
     "leaf-leaf": 20.0,
     "device-leaf": 20.0,
 }
+
+
+def nominal_pricer(catalog: Catalog, lengths_m: Mapping[str, float] | None = None) -> PriceDesign:
+    """A pricer that gives every link a nominal length per link kind, picks media, and bills it.
+
+    Use it before a floor layout exists; pass the layout's own pricer for routed lengths.
+    """
+    table = {**NOMINAL_LENGTHS_M, **(lengths_m or {})}
+
+    def price(design: Design) -> Bom:
+        routed = {lk.id: table.get(lk.kind, 20.0) for lk in design.links}
+        assignment = media.assign_design(design, catalog, routed)
+        cables = tuple(
+            Cable(
+                id=f"C{n:06d}",
+                link_id=lk.id,
+                media=assignment.choices[lk.id].cable,
+                transceiver_a=assignment.choices[lk.id].transceiver_a,
+                transceiver_b=assignment.choices[lk.id].transceiver_b,
+                length_m=assignment.choices[lk.id].stocked_length_m,
+                label_a="",
+                label_b="",
+                colour="",
+            )
+            for n, lk in enumerate(design.links, start=1)
+        )
+        return bom(dataclasses.replace(design, cables=cables), catalog)
+
+    return price
 
 
 @dataclass(frozen=True)
@@ -204,10 +237,12 @@ def protocol_match(*models: SwitchModel) -> bool:
 __all__ = [
     "NOMINAL_LENGTHS_M",
     "LeafTerm",
+    "PriceDesign",
     "SpineTerm",
     "class_cost",
     "core_term",
     "leaf_term",
+    "nominal_pricer",
     "protocol_match",
     "spine_term",
     "unit",

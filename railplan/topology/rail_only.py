@@ -9,9 +9,11 @@ nodes on two QM9700 switches joined by NDR DAC ISLs: 8 twin-port DACs (16 links)
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from railplan.catalog import SwitchModel
-from railplan.design import Design, NodeShape, Sizing
+from railplan.design import Design, Node, NodeShape, Sizing
 from railplan.errors import InfeasibleError
 from railplan.spec import Spec
 from railplan.topology.reserved import refuse_reserved
@@ -34,6 +36,24 @@ from railplan.topology.tiers import (
 from railplan.topology.wiring import FabricBuilder
 
 
+@dataclass(frozen=True)
+class _Shared:
+    """How the rails share the switches of a plane: count, loads, layout, ISL bundle."""
+
+    switches: int
+    loads: tuple[int, ...]
+    split: TierSplit
+    isl: int
+
+    @property
+    def down_cap(self) -> int:
+        return self.split.down
+
+    @property
+    def up_cap(self) -> int:
+        return self.split.up
+
+
 def rail_only(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> Design:
     """One switch per rail (or one for every port when they fit, or ``rail_only.switches``
     sharing the rails), joined by ISL bundles when ``rail_only.isl`` asks for them."""
@@ -44,49 +64,12 @@ def rail_only(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) ->
         return _classic(spec, shape, tm.leaf)
     n_nodes = spec.cluster.gpus // shape.gpus
     rails, ppr = rails_per_plane(shape), ports_per_rail(shape)
-    k = _switch_count(spec, shape, tm.leaf, n_nodes, rails, ppr)
-    speeds = tier_speeds(spec, shape)
-    loads = [n_nodes * ppr * len(range(j, rails, k)) for j in range(k)]
-    if opts.isl and k > 1:
-        split = tier_split(
-            tm.leaf, speeds.leaf_down, speeds.leaf_up, spec.fabric.oversubscription_fraction
-        )
-        layout, down_cap, up_cap = split.layout, split.down, split.up
-        isl = _isl_per_pair(spec, split, max(loads), k)
-    else:
-        layout = uniform_layout(tm.leaf, speeds.leaf_down)
-        split = TierSplit(layout, layout.radix, 0, spec.fabric.oversubscription_fraction)
-        down_cap, up_cap, isl = layout.radix, 0, 0
-    if max(loads) > down_cap or isl * (k - 1) > up_cap:
-        raise InfeasibleError(
-            f"cluster.gpus: {n_nodes} nodes on {k} {tm.leaf.id} switch(es) need "
-            f"{max(loads)} node ports and {isl * (k - 1)} ISL ports per switch, more than its "
-            f"{down_cap} + {up_cap} at {spec.fabric.oversubscription}; use more switches "
-            "(fabric.rail_only.switches) or topology roft"
-        )
-    b = FabricBuilder(layout)
+    sh = _share(spec, shape, tm.leaf, n_nodes)
+    k, isl, split = sh.switches, sh.isl, sh.split
+    b = FabricBuilder(split.layout)
     nodes = make_nodes(n_nodes, n_nodes, 0, spec.layout.nodes_per_rack)
     for plane in range(spec.fabric.planes):
-        ids = [
-            b.add_switch(
-                f"p{plane}-rail-{j + 1:02d}",
-                "rail",
-                plane,
-                su=0,
-                rail=j if k == rails else -1,
-            )
-            for j in range(k)
-        ]
-        for rail in range(rails):
-            sw = ids[rail % k]
-            for node in nodes:
-                for port in node_ports(shape, plane, rail):
-                    b.add_link("node-leaf", node.id, port, sw, b.take_port(sw), plane, rail)
-        for j, lo in enumerate(ids):
-            b.skip_to(lo, split.up_start if isl else loads[j])
-        for j, lo in enumerate(ids):
-            for hi in ids[j + 1 :]:
-                b.connect("leaf-leaf", lo, hi, plane, isl)
+        _wire_plane(b, shape, nodes, plane, sh, rails)
     notes = (
         f"{k} switch(es) per plane, rail r on switch r mod {k}",
         *((f"{isl} ISL link(s) between each pair of switches",) if isl else ()),
@@ -100,9 +83,9 @@ def rail_only(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) ->
         sizing=Sizing(
             tiers=1,
             switch_model=tm.leaf.id,
-            radix=layout.radix,
+            radix=split.layout.radix,
             oversubscription=spec.fabric.oversubscription if isl else "1:1",
-            leaf_down=down_cap,
+            leaf_down=sh.down_cap,
             leaf_up=isl * (k - 1),
             su_nodes=n_nodes,
             sus=1,
@@ -119,6 +102,53 @@ def rail_only(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) ->
         links=tuple(b.links),
         spec=spec.model_dump(mode="json"),
     )
+
+
+def _share(spec: Spec, shape: NodeShape, model: SwitchModel, n_nodes: int) -> _Shared:
+    """Switch count, node ports per switch, port split and ISL bundle; refuses what does not
+    fit."""
+    rails, ppr = rails_per_plane(shape), ports_per_rail(shape)
+    k = _switch_count(spec, shape, model, n_nodes, rails, ppr)
+    speeds = tier_speeds(spec, shape)
+    loads = tuple(n_nodes * ppr * len(range(j, rails, k)) for j in range(k))
+    ratio = spec.fabric.oversubscription_fraction
+    if spec.fabric.rail_only.isl and k > 1:
+        split = tier_split(model, speeds.leaf_down, speeds.leaf_up, ratio)
+        isl = _isl_per_pair(spec, split, max(loads), k)
+    else:
+        layout = uniform_layout(model, speeds.leaf_down)
+        split, isl = TierSplit(layout, layout.radix, 0, ratio), 0
+    if max(loads) > split.down or isl * (k - 1) > split.up:
+        raise InfeasibleError(
+            f"cluster.gpus: {n_nodes} nodes on {k} {model.id} switch(es) need "
+            f"{max(loads)} node ports and {isl * (k - 1)} ISL ports per switch, more than its "
+            f"{split.down} + {split.up} at {spec.fabric.oversubscription}; use more switches "
+            "(fabric.rail_only.switches) or topology roft"
+        )
+    return _Shared(k, loads, split, isl)
+
+
+def _wire_plane(
+    b: FabricBuilder, shape: NodeShape, nodes: Sequence[Node], plane: int, sh: _Shared, rails: int
+) -> None:
+    """One plane: rail r on switch r mod k, then equal ISL bundles between every pair."""
+    k = sh.switches
+    ids = [
+        b.add_switch(
+            f"p{plane}-rail-{j + 1:02d}", "rail", plane, su=0, rail=j if k == rails else -1
+        )
+        for j in range(k)
+    ]
+    for rail in range(rails):
+        sw = ids[rail % k]
+        for node in nodes:
+            for port in node_ports(shape, plane, rail):
+                b.add_link("node-leaf", node.id, port, sw, b.take_port(sw), plane, rail)
+    for j, lo in enumerate(ids):
+        b.skip_to(lo, sh.split.up_start if sh.isl else sh.loads[j])
+    for j, lo in enumerate(ids):
+        for hi in ids[j + 1 :]:
+            b.connect("leaf-leaf", lo, hi, plane, sh.isl)
 
 
 def _switch_count(

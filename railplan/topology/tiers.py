@@ -18,7 +18,7 @@ from railplan.catalog import Catalog, SwitchModel
 from railplan.design import NodeShape, TierSizing
 from railplan.errors import InfeasibleError
 from railplan.spec import Spec
-from railplan.spec.schema import TierSpec, ratio_value
+from railplan.spec.tiers import TierSpec, ratio_value
 from railplan.topology.shape import leaf_split, switch_radix
 
 ROLES = ("leaf", "spine", "core")

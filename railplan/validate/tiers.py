@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from fractions import Fraction
 
 from railplan.design import Design
-from railplan.spec.schema import ratio_value
+from railplan.spec.tiers import ratio_value
 
 
 def port_sections(d: Design) -> list[str]:

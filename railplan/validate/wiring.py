@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from fractions import Fraction
 
 from railplan.design import Design, Device, Link, Switch
-from railplan.spec.schema import ratio_value
+from railplan.spec.tiers import ratio_value
 
 MAX_REPORTED = 50
 UPWARD = {
