@@ -20,7 +20,7 @@ from railplan.spec.tiers import normal_ratio, ratio_value
 from railplan.topology.shape import leaf_split
 from railplan.topology.tiers import tier_split
 from railplan.validate import check
-from tests.conftest import make_spec
+from tests.conftest import EXAMPLES, make_spec
 
 
 def spec_of(gpus: int, node: str = "hgx-h100-8x400g", **fabric: Any) -> Any:
@@ -347,3 +347,20 @@ def test_site_port_names_resolve_on_a_two_speed_switch() -> None:
     assert names.port(leaf.id, "P69") == 136  # the first 400G uplink, a cage of its own
     assert names.port(leaf.id, "P69/2") is None  # an uplink cage carries one port
     assert names.port(leaf.id, "P129") is None
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("fabric.leaf.up_gbps=800", "cannot run 800G ports"),
+        (
+            "fabric.spine.oversubscription=1:2",
+            "spine.oversubscription: must be a ratio of at least",
+        ),
+        ("fabric.reserved_ports=[{purpose: ufm, count: 4, attach: device}]", "use per: plane"),
+    ],
+)
+def test_bad_tier_input_is_one_sentence_and_exit_2(cli: Any, override: str, message: str) -> None:
+    result = cli("plan", str(EXAMPLES / "hpn-pod.yaml"), "--no-layout", "--set", override)
+    assert result.code == 2 and message in result.err
+    assert "Traceback" not in result.err and len(result.err.strip().splitlines()) == 1

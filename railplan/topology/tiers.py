@@ -156,8 +156,12 @@ def tier_split(model: SwitchModel, down_gbps: int, up_gbps: int, ratio: Fraction
     lo, hi = model.mode_at(down_gbps), model.mode_at(up_gbps)
     if lo is None or hi is None:
         missing = down_gbps if lo is None else up_gbps
-        switch_radix(model, missing)  # raises naming the speeds it runs
-        raise AssertionError("unreachable")
+        speeds = ", ".join(f"{s}G" for s in model.speeds())
+        raise InfeasibleError(
+            f"switch {model.id} cannot run {missing}G ports (it runs {speeds}); pick a switch "
+            "that does for this tier or change the tier's speed (cluster.port_speed_gbps, "
+            "fabric.leaf.up_gbps or fabric.spine.up_gbps)"
+        )
     best: tuple[int, int, int] | None = None  # (down, up, down cages)
     for cd in range(1, model.cages):
         cu = model.cages - cd
