@@ -225,7 +225,10 @@ def _terms(
     speeds = tier_speeds(spec, shape)
     models = {m.id: m for tier in lists.values() for m in tier}
     terms = _Terms(family in LAYERED, objective, {}, {}, {}, models)
-    spine0, core0 = lists["spine"][0], lists["core"][0]
+    # the leaf tier is counted with any spine and core that run their speeds (counting mode
+    # sizes no upper tier, so which one does not matter)
+    spine0 = next((k for k in lists["spine"] if k.radix(speeds.leaf_up)), lists["spine"][0])
+    core0 = next((c for c in lists["core"] if c.radix(speeds.spine_up)), spine0)
     for m in lists["leaf"]:
         try:
             terms.leaf[m.id] = leaf_term(
