@@ -14,13 +14,30 @@ def plan_table(summary: dict[str, Any]) -> Table:
     )
     table.add_column("what", style="bold")
     table.add_column("value")
-    table.add_row("cluster", f"{s['gpus']} GPUs = {s['nodes']} nodes x {s['gpus_per_node']} GPUs")
+    spares = s.get("spare_nodes", 0)
+    active = s["nodes"] - spares
+    cluster = f"{s['gpus']} GPUs = {active} nodes x {s['gpus_per_node']} GPUs"
+    table.add_row("cluster", cluster + (f", plus {spares} spare nodes" if spares else ""))
     table.add_row("NIC ports", f"{s['nic_ports_per_node']} per node at {s['port_speed_gbps']}G")
     table.add_row(
         "fabric",
         f"{s['tiers']} tier(s), {s['planes']} plane(s), {s['oversubscription']} oversubscription",
     )
-    table.add_row("switch", f"{s['switch_model']} ({s['radix']} ports at {s['port_speed_gbps']}G)")
+    tiers = s.get("tier_sizing") or []
+    if tiers:
+        for t in tiers:
+            top = t["role"] == ("spine" if s["tiers"] == 2 else "core")
+            up = f", {t['up_ports']} x {t['up_gbps']}G " if t["up_ports"] else ""
+            up += ("held for a core tier" if top else "up") if up else ""
+            table.add_row(
+                t["role"],
+                f"{t['model']}: {t['down_ports']} x {t['down_gbps']}G down{up}, "
+                f"{t['oversubscription']}",
+            )
+    else:
+        table.add_row(
+            "switch", f"{s['switch_model']} ({s['radix']} ports at {s['port_speed_gbps']}G)"
+        )
     sw = s["switches"]
     table.add_row(
         "switches",
@@ -30,7 +47,9 @@ def plan_table(summary: dict[str, Any]) -> Table:
     ln = s["links"]
     parts = [f"{ln['node_leaf']} node-leaf"]
     parts += [
-        f"{ln[k]} {k.replace('_', '-')}" for k in ("leaf_spine", "spine_core", "leaf_leaf") if ln[k]
+        f"{ln[k]} {k.replace('_', '-')}"
+        for k in ("leaf_spine", "spine_core", "leaf_leaf", "device_leaf")
+        if ln.get(k)
     ]
     table.add_row("links", ", ".join(parts))
     if s.get("scalable_units"):
