@@ -7,11 +7,15 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
 from railplan.catalog.parts import SECTIONS, Catalog
 from railplan.errors import CatalogError
+from railplan.identifiers import ID_RULE, is_id, shorten, shown
+from railplan.safe_load import load_yaml_file
+
+#: catalog files in one folder, at most (the bundled catalog has three)
+MAX_FILES = 256
 
 
 def default_catalog_dir() -> Path:
@@ -24,8 +28,8 @@ def default_catalog_dir() -> Path:
 
 def _first_error(exc: ValidationError, where: str) -> str:
     err = exc.errors()[0]
-    path = ".".join(str(p) for p in err["loc"])
-    msg = err["msg"].removeprefix("Value error, ")
+    path = shorten(".".join(str(p) for p in err["loc"]), 120)
+    msg = shorten(err["msg"].removeprefix("Value error, "), 400)
     return f"{where}: {path}: {msg}" if path else f"{where}: {msg}"
 
 
@@ -39,12 +43,17 @@ def parse_catalog(documents: Iterable[tuple[str, object]]) -> Catalog:
         for section, entries in doc.items():
             if section not in SECTIONS:
                 raise CatalogError(
-                    f"{fname}: unknown section {section!r}; use one of {', '.join(SECTIONS)}"
+                    f"{fname}: unknown section {shown(section)}; use one of {', '.join(SECTIONS)}"
                 )
             if not isinstance(entries, list):
-                raise CatalogError(f"{fname}: section {section!r} must be a list of entries")
+                raise CatalogError(f"{fname}: section {section} must be a list of entries")
             for i, entry in enumerate(entries):
                 ident = entry.get("id", f"#{i}") if isinstance(entry, dict) else f"#{i}"
+                if isinstance(entry, dict) and "id" in entry and not is_id(ident):
+                    raise CatalogError(
+                        f"{fname}: {section}[#{i}]: id {shown(ident)} is not a safe id; use "
+                        f"{ID_RULE} characters"
+                    )
                 try:
                     item = SECTIONS[section].model_validate(entry)
                 except ValidationError as exc:
@@ -110,12 +119,10 @@ def _load_cached(path: str) -> Catalog:
     folder = Path(path)
     if not folder.is_dir():
         raise CatalogError(f"catalog directory {folder} does not exist; set RAILPLAN_CATALOG_DIR")
-    docs = []
-    for file in sorted(folder.glob("*.yaml")):
-        try:
-            docs.append((file.name, yaml.safe_load(file.read_text(encoding="utf-8"))))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            line = f" line {mark.line + 1}" if mark else ""
-            raise CatalogError(f"{file.name}{line}: not valid YAML") from None
+    files = sorted(folder.glob("*.yaml"))
+    if len(files) > MAX_FILES:
+        raise CatalogError(
+            f"catalog directory {folder} holds {len(files)} YAML files; at most {MAX_FILES}"
+        )
+    docs = [(file.name, load_yaml_file(file, "catalog file", CatalogError)) for file in files]
     return parse_catalog(docs)

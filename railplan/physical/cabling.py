@@ -9,6 +9,7 @@ from railplan.catalog import Catalog
 from railplan.design import Cable, Design, Link, Placement, Switch
 from railplan.physical import media
 from railplan.physical.floor import End, Floor, node_slots, switch_units
+from railplan.spec.labels import parse_label_template
 
 #: TIA-598 fibre colour order, used for rails (or planes)
 TIA_598 = (
@@ -146,7 +147,7 @@ def build_cables(
     assignment = media.assign_design(design, catalog, routed)
     names = short_names(design)
     switches = design.switch_by_id()
-    template = floor.layout.label_template
+    template = parse_label_template(floor.layout.label_template)  # fields only, bounded widths
     by = floor.layout.colour_by
     cables = []
     for n, link in enumerate(technician_order(design, where, floor), start=1):
@@ -156,7 +157,7 @@ def build_cables(
         for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
             p = where[dev]
             labels.append(
-                template.format(
+                template.render(
                     rack=p.rack,
                     u=p.u,
                     device=names[dev],

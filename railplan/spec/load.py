@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +9,13 @@ import yaml
 from pydantic import ValidationError
 
 from railplan.errors import SpecError
+from railplan.identifiers import shorten
+from railplan.safe_load import load_yaml, load_yaml_file
 from railplan.spec.schema import Spec
+
+#: a --set value is a short YAML scalar or flow list; far smaller limits than a file's
+_SET_BYTES = 64 * 1024
+_SET_NODES = 10_000
 
 
 def _format_errors(exc: ValidationError, where: str) -> str:
@@ -20,7 +25,7 @@ def _format_errors(exc: ValidationError, where: str) -> str:
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             msg = "unknown field; check the spelling against `railplan schema`"
-        lines.append(f"{where}{path}: {msg}")
+        lines.append(f"{where}{shorten(path, 120)}: {shorten(msg, 400)}")
     return "\n".join(lines)
 
 
@@ -38,43 +43,66 @@ def spec_from_dict(data: Any, where: str = "") -> Spec:
 def load_spec(path: str | Path, overrides: list[str] | None = None) -> Spec:
     """Read and validate a YAML spec file, applying ``path=value`` overrides first."""
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError(f"spec file {file} does not exist") from None
-    except OSError as exc:
-        raise SpecError(f"spec file {file} cannot be read ({exc.strerror})") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" at line {mark.line + 1}" if mark else ""
-        raise SpecError(f"{file.name}: not valid YAML{line}; check the indentation there") from None
+    data = load_yaml_file(file, "spec file", SpecError)
     if data is None:
         data = {}
     data = apply_overrides(data, overrides or [])
     return spec_from_dict(data, file.name)
 
 
+def _plain_copy(value: Any, where: str, depth: int = 0) -> Any:
+    """A deep copy of plain data (mappings, lists, str, int, float, bool, None); else SpecError."""
+    if depth > 64:
+        raise SpecError(f"{where}: nested too deeply for a spec")
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise SpecError(f"{where}: the key {shorten(repr(key))} is not a field name")
+            out[key] = _plain_copy(item, where, depth + 1)
+        return out
+    if isinstance(value, list | tuple):
+        return [_plain_copy(item, where, depth + 1) for item in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise SpecError(
+        f"{where}: {shorten(repr(value))} is a {type(value).__name__}, which a spec cannot hold; "
+        "use strings, numbers, true/false, lists and mappings"
+    )
+
+
+def _override_value(key: str, raw: str) -> Any:
+    """A ``--set`` value read as YAML (``2``, ``false``, ``[a, b]``), else the raw string."""
+    try:
+        return load_yaml(
+            raw, f"--set {shorten(key)}", SpecError, limit=_SET_BYTES, max_nodes=_SET_NODES
+        )
+    except SpecError as exc:
+        if "not valid YAML" in str(exc):
+            return raw
+        raise
+
+
 def apply_overrides(data: Any, overrides: list[str]) -> Any:
     """Apply ``--set a.b.c=value`` overrides (value parsed as YAML) to a spec dict."""
     if not isinstance(data, dict):
         return data
-    data = json.loads(json.dumps(data))  # deep copy of plain data
+    data = _plain_copy(data, "spec")
     for item in overrides:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
-            raise SpecError(f"--set {item!r}: write it as path=value, e.g. fabric.planes=2")
-        try:
-            value = yaml.safe_load(raw)
-        except yaml.YAMLError:
-            value = raw
+            raise SpecError(
+                f"--set {shorten(item)!r}: write it as path=value, e.g. fabric.planes=2"
+            )
+        value = _override_value(key, raw)
         node = data
         parts = key.strip().split(".")
         for part in parts[:-1]:
             child = node.setdefault(part, {})
             if not isinstance(child, dict):
-                raise SpecError(f"--set {key}: {part} is not a section, so it has no fields")
+                raise SpecError(
+                    f"--set {shorten(key)}: {shorten(part)} is not a section, so it has no fields"
+                )
             node = child
         node[parts[-1]] = value
     return data

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -14,6 +15,8 @@ from pydantic import (
     model_validator,
 )
 
+from railplan.identifiers import ID_PATTERN, ID_RULE, is_id, shown
+from railplan.spec.labels import parse_label_template
 from railplan.spec.tiers import (
     RailOnlySpec,
     ReservedPortsSpec,
@@ -26,19 +29,36 @@ from railplan.spec.tiers import (
 TOPOLOGIES = ("roft", "rail-only", "matrix", "fat-tree")
 ROUTING_POLICIES = ("default", "ecmp", "dmodk", "deterministic", "adaptive")
 U_HEIGHT_M = 0.04445  # one rack unit, EIA-310
+#: CP-SAT takes a 32-bit random seed
+MAX_SEED = 2**31 - 1
+#: a floor coordinate, in metres: 10 km either way is far beyond any data hall
+MAX_COORD_M = 10_000.0
+MAX_NETWORK_RACKS = 4096
+
+
+def _catalog_id(value: str) -> str:
+    if not is_id(value):
+        raise ValueError(f"{shown(value)} is not a catalog id; ids use {ID_RULE} characters")
+    return value
+
+
+#: a catalog part id (node, NIC, switch): checked before it is looked up or echoed
+CatalogId = Annotated[str, AfterValidator(_catalog_id)]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class ClusterSpec(_Strict):
     """The compute side: how many GPUs and what each node looks like."""
 
     gpus: int = Field(ge=1, le=4_194_304, description="Total GPUs in the cluster")
-    node: str | None = Field(None, description="Node model id from the catalog (e.g. dgx-h100)")
+    node: CatalogId | None = Field(
+        None, description="Node model id from the catalog (e.g. dgx-h100)"
+    )
     gpus_per_node: int | None = Field(None, ge=1, le=64)
-    nic: str | None = Field(None, description="NIC model id from the catalog")
+    nic: CatalogId | None = Field(None, description="NIC model id from the catalog")
     nics_per_node: int | None = Field(None, ge=1, le=64)
     ports_per_nic: int | None = Field(None, ge=1, le=4)
     port_speed_gbps: int | None = Field(None, gt=0, le=3200)
@@ -47,12 +67,15 @@ class ClusterSpec(_Strict):
 class MatrixSpec(_Strict):
     """Matrix options: which node ports go to leaf group A (the rest go to group B)."""
 
-    a_ports: list[int] | None = Field(
+    a_ports: list[Annotated[int, Field(ge=0, le=255)]] | None = Field(
         None,
+        max_length=256,
         description="Node port numbers wired to group A (default: first port of each dual-"
         "port NIC, else the first half of the NICs)",
     )
-    links_per_pair: int | None = Field(None, ge=1, description="Parallel links per A-B leaf pair")
+    links_per_pair: int | None = Field(
+        None, ge=1, le=1024, description="Parallel links per A-B leaf pair"
+    )
 
 
 class FatTreeSpec(_Strict):
@@ -61,8 +84,8 @@ class FatTreeSpec(_Strict):
 
 class RoutingSpec(_Strict):
     policy: Literal["default", "ecmp", "dmodk", "deterministic", "adaptive"] = "default"
-    adaptive_classes: list[int] = Field(
-        default_factory=list, description="IB SLs / classes with AR"
+    adaptive_classes: list[Annotated[int, Field(ge=0, le=15)]] = Field(
+        default_factory=list, max_length=16, description="IB SLs / classes with AR"
     )
 
 
@@ -70,8 +93,9 @@ class FabricSpec(_Strict):
     """The network: topology family, allowed switches and how it is sized."""
 
     topology: Literal["roft", "rail-only", "matrix", "fat-tree"] = "roft"
-    switches: list[str] | None = Field(
+    switches: list[CatalogId] | None = Field(
         None,
+        max_length=64,
         description="Allowed switch model ids (default: every catalog switch at the NIC speed)",
     )
     oversubscription: str = Field(
@@ -128,7 +152,7 @@ class FabricSpec(_Strict):
     def _nonempty(cls, v: list[str] | None) -> list[str] | None:
         if v is not None and not v:
             raise ValueError("list at least one switch model id, or leave it out")
-        return v
+        return list(dict.fromkeys(v)) if v is not None else None  # a repeated id counts once
 
     @model_validator(mode="after")
     def _tiers_fit(self) -> FabricSpec:
@@ -158,9 +182,9 @@ class FabricSpec(_Strict):
 class TrayPointSpec(_Strict):
     """A named point of a given cable-tray graph, in floor metres."""
 
-    id: str = Field(min_length=1)
-    x_m: float
-    y_m: float
+    id: str = Field(min_length=1, max_length=80)
+    x_m: float = Field(ge=-MAX_COORD_M, le=MAX_COORD_M)
+    y_m: float = Field(ge=-MAX_COORD_M, le=MAX_COORD_M)
 
 
 class TraySpec(_Strict):
@@ -183,10 +207,13 @@ class TraySpec(_Strict):
         description="Distance from the longest row's ends to the cross trays",
     )
     points: list[TrayPointSpec] = Field(
-        default_factory=list, description="Tray points of a given graph (routing: graph)"
+        default_factory=list,
+        max_length=10_000,
+        description="Tray points of a given graph (routing: graph)",
     )
     segments: list[tuple[str, str]] = Field(
         default_factory=list,
+        max_length=20_000,
         description="Straight tray runs between two point ids; trays meet only at points",
     )
 
@@ -202,7 +229,7 @@ class PlacementRulesSpec(_Strict):
     )
     time_limit_s: float = Field(default=5.0, gt=0, le=86_400, description="CP-SAT time limit")
     random_seed: int = Field(
-        default=1, ge=0, description="CP-SAT random seed (same seed, same answer)"
+        default=1, ge=0, le=MAX_SEED, description="CP-SAT random seed (same seed, same answer)"
     )
     num_workers: int = Field(
         default=1,
@@ -228,14 +255,18 @@ class LayoutSpec(_Strict):
     )
     rack_height_u: int = Field(default=42, ge=8, le=60)
     node_height_u: int = Field(default=8, ge=1, le=20, description="Rack units of one GPU node")
-    node_first_u: int = Field(default=2, ge=1, description="Lowest U of the first node in a rack")
-    node_u: list[int] | None = Field(
-        default=None, description="Explicit lowest U of each node slot (overrides node_first_u)"
+    node_first_u: int = Field(
+        default=2, ge=1, le=60, description="Lowest U of the first node in a rack"
+    )
+    node_u: list[Annotated[int, Field(ge=1, le=60)]] | None = Field(
+        default=None,
+        max_length=64,
+        description="Explicit lowest U of each node slot (overrides node_first_u)",
     )
     network_racks: Literal["end-of-row", "middle-of-row", "in-row", "network-row"] = Field(
         default="end-of-row", description="Where the racks for leaves, spines and cores stand"
     )
-    network_rack_count: int | Literal["auto"] = Field(
+    network_rack_count: Annotated[int, Field(ge=1, le=MAX_NETWORK_RACKS)] | Literal["auto"] = Field(
         default="auto",
         description="Network racks in all (auto: enough for the switches' U and power, +25%)",
     )
@@ -246,7 +277,7 @@ class LayoutSpec(_Strict):
         description="U kept free at the top of a network rack (patch panels)",
     )
     network_rack_power_w: float = Field(
-        default=30_000, gt=0, description="Power budget of one network rack, in W"
+        default=30_000, gt=0, le=1_000_000, description="Power budget of one network rack, in W"
     )
     switch_power: Literal["max", "typical"] = Field(
         default="max", description="Switch power figure counted against the rack budget"
@@ -256,6 +287,7 @@ class LayoutSpec(_Strict):
     placement: PlacementRulesSpec = Field(default_factory=PlacementRulesSpec)
     label_template: str = Field(
         default="{rack}-U{u:02d}-{device}-{port}",
+        max_length=200,
         description="Cable end label; fields: rack, u, device, port, cable, link, plane, rail",
     )
     colour_by: Literal["rail", "plane"] = Field(default="rail", description="Cable colour scheme")
@@ -284,14 +316,9 @@ class LayoutSpec(_Strict):
                 f"{self.rack_height_u}U rack ({self.rack_height_u * U_HEIGHT_M:.2f} m); raise it"
             )
         try:
-            self.label_template.format(
-                rack="R0101", u=1, device="LF0", port="P1", cable="C1", link="L1", plane=0, rail=0
-            )
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(
-                f"label_template {self.label_template!r} is not valid ({exc}); use fields "
-                "rack, u, device, port, cable, link, plane, rail"
-            ) from None
+            parse_label_template(self.label_template)
+        except ValueError as exc:
+            raise ValueError(f"label_template {shown(self.label_template)} {exc}") from None
         return self
 
     def node_slots(self) -> list[int]:
@@ -312,7 +339,7 @@ class LayoutSpec(_Strict):
 class Spec(_Strict):
     """A whole railplan spec file."""
 
-    name: str = Field("cluster", min_length=1, max_length=80, pattern=r"^[A-Za-z0-9._-]+$")
+    name: str = Field("cluster", min_length=1, max_length=80, pattern=ID_PATTERN)
     cluster: ClusterSpec
     fabric: FabricSpec = Field(default_factory=lambda: FabricSpec())
     layout: LayoutSpec = Field(default_factory=LayoutSpec)

@@ -1,0 +1,304 @@
+"""Reading untrusted YAML and JSON: bounded size, depth, aliases and numbers, one sentence per refusal.
+
+Every spec, catalog, ``--set`` value, name map, expectations file and design.json a user hands
+to railplan is read here. The YAML checks run on the parser's event stream, before PyYAML
+composes or constructs anything, so an alias bomb (the "billion laughs" pattern) or a
+1,000-deep nesting is refused in milliseconds instead of eating minutes and gigabytes:
+
+- the document is at most ``MAX_BYTES`` long and is UTF-8 text;
+- it holds one document, nests at most ``MAX_DEPTH`` levels, and expands (aliases counted at
+  their full size) to at most ``MAX_NODES`` values; a recursive or undefined alias is named;
+- only the plain YAML types (mapping, list, string, integer, float, true/false, null) are
+  built: explicit tags such as ``!!set``, ``!!binary`` or ``!!python/...`` are refused, and
+  a date stays the string it was written as;
+- a mapping key may appear once, an integer has at most ``MAX_INT_DIGITS`` digits and a float
+  must be finite (no ``.nan``, ``.inf`` or ``1e999``).
+
+JSON gets the same limits on size, depth and numbers (``NaN`` and ``Infinity`` are refused).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml import events, nodes
+
+from railplan.errors import RailplanError
+
+MAX_BYTES = 8 * 1024 * 1024
+MAX_JSON_BYTES = 1024 * 1024 * 1024
+MAX_DEPTH = 64
+MAX_NODES = 1_000_000
+MAX_INT_DIGITS = 40
+
+_CORE = "tag:yaml.org,2002:"
+#: explicit tags that only restate a plain type (``!!str 42``) are harmless
+_PLAIN_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "seq", "map")}
+#: implicit resolvers kept: a date stays a string, a lone ``=`` stays a string
+_DROPPED_RESOLVERS = {_CORE + "timestamp", _CORE + "value"}
+
+
+class _Refused(Exception):
+    """A document railplan will not read; ``line`` is 1-based or None."""
+
+    def __init__(self, problem: str, line: int | None = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.line = line
+
+
+def _line(mark: Any) -> int | None:
+    return mark.line + 1 if mark is not None else None
+
+
+class _Guard:
+    """Watches the event stream: depth, expanded size, anchors and tags, before composition."""
+
+    def __init__(self, max_nodes: int) -> None:
+        self.max_nodes = max_nodes
+        self.depth = 0
+        self.count = 0
+        self.sizes: dict[str, int] = {}
+        self.open: list[tuple[str | None, int]] = []
+
+    def see(self, event: events.Event) -> None:
+        if isinstance(event, events.AliasEvent):
+            self._alias(event)
+        elif isinstance(event, events.NodeEvent):
+            self._node(event)
+        elif isinstance(event, events.CollectionEndEvent):
+            anchor, start = self.open.pop()
+            self.depth -= 1
+            if anchor is not None:
+                self.sizes[anchor] = self.count - start
+
+    def _node(self, event: events.NodeEvent) -> None:
+        line = _line(event.start_mark)
+        tag = getattr(event, "tag", None)
+        if tag is not None and tag not in _PLAIN_TAGS and tag != "!":
+            shown = "!!" + tag[len(_CORE) :] if tag.startswith(_CORE) else tag
+            raise _Refused(
+                f"the YAML tag {_short(shown)} is not supported; railplan reads plain mappings, "
+                "lists, strings, numbers and true/false: remove the tag",
+                line,
+            )
+        start = self.count
+        self._grow(1, line)
+        anchor = event.anchor
+        if isinstance(event, events.CollectionStartEvent):
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise _Refused(f"nested more than {MAX_DEPTH} levels deep", line)
+            self.open.append((anchor, start))
+        elif anchor is not None:
+            self.sizes[anchor] = 1
+
+    def _alias(self, event: events.AliasEvent) -> None:
+        line = _line(event.start_mark)
+        name = event.anchor or ""
+        if any(anchor == name for anchor, _ in self.open):
+            raise _Refused(f"the alias *{_short(name)} refers to itself (a recursive alias)", line)
+        if name not in self.sizes:
+            raise _Refused(
+                f"the alias *{_short(name)} has no anchor &{_short(name)} before it", line
+            )
+        self._grow(self.sizes[name], line)
+
+    def _grow(self, by: int, line: int | None) -> None:
+        self.count += by
+        if self.count > self.max_nodes:
+            raise _Refused(
+                f"expands to more than {self.max_nodes:,} values through its aliases (an alias "
+                "bomb?); write the values out or use fewer aliases",
+                line,
+            )
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that checks every event first, refuses duplicate keys and odd numbers."""
+
+    def __init__(self, stream: str, max_nodes: int = MAX_NODES) -> None:
+        super().__init__(stream)
+        self._guard = _Guard(max_nodes)
+
+    def get_event(self) -> events.Event:
+        event = super().get_event()
+        self._guard.see(event)
+        return event
+
+    def construct_mapping(self, node: nodes.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            if key_node.tag == _CORE + "merge":
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                fresh = key not in seen
+            except TypeError:
+                line = _line(key_node.start_mark)
+                raise _Refused("a mapping key is a list or mapping", line) from None
+            if not fresh:
+                raise _Refused(
+                    f"the key {_short(str(key))!r} appears twice in one mapping; keep one",
+                    _line(key_node.start_mark),
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_int(self, node: nodes.ScalarNode) -> int:
+        text = str(node.value)
+        if sum(ch.isdigit() for ch in text) > MAX_INT_DIGITS:
+            raise _Refused(
+                f"the number {_short(text)} has more than {MAX_INT_DIGITS} digits",
+                _line(node.start_mark),
+            )
+        return super().construct_yaml_int(node)
+
+    def construct_yaml_float(self, node: nodes.ScalarNode) -> float:
+        value = super().construct_yaml_float(node)
+        if not math.isfinite(value):
+            raise _Refused(
+                f"{_short(str(node.value))} is not a finite number", _line(node.start_mark)
+            )
+        return value
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in _DROPPED_RESOLVERS]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_constructor(_CORE + "int", _Loader.construct_yaml_int)
+_Loader.add_constructor(_CORE + "float", _Loader.construct_yaml_float)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis, for quoting in messages."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _decode(data: bytes | str, what: str, error: type[RailplanError], limit: int) -> str:
+    if len(data) > limit:
+        raise error(
+            f"{what}: {len(data):,} bytes is more than the {limit // 1024 // 1024} MiB railplan "
+            "reads from one file"
+        )
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise error(
+            f"{what}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "save the file as UTF-8"
+        ) from None
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> tuple[str, int | None]:
+    """A PyYAML error as (problem, line), with the common ones said in plain words."""
+    if isinstance(exc, yaml.reader.ReaderError):
+        return (f"contains the control character #x{exc.character:04x}, which YAML forbids", None)
+    mark = getattr(exc, "problem_mark", None)
+    problem = str(getattr(exc, "problem", "") or "")
+    context = str(getattr(exc, "context", "") or "")
+    if "expected a single document" in context or "another document" in problem:
+        return (
+            "holds more than one YAML document ('---'); keep one document per file",
+            _line(mark),
+        )
+    if "found undefined alias" in problem:
+        return (f"uses an alias with no anchor before it ({_short(problem)})", _line(mark))
+    if "found duplicate anchor" in context:
+        return ("defines the same anchor twice; give each anchor its own name", _line(mark))
+    detail = f" ({_short(problem, 80)})" if problem else ""
+    return (f"not valid YAML{detail}; check the indentation and quoting there", _line(mark))
+
+
+def load_yaml(
+    data: bytes | str,
+    what: str,
+    error: type[RailplanError],
+    *,
+    limit: int = MAX_BYTES,
+    max_nodes: int = MAX_NODES,
+) -> Any:
+    """Parse one YAML document from untrusted input; refusals raise ``error`` naming ``what``."""
+    text = _decode(data, what, error, limit)
+    loader = None
+    try:
+        loader = _Loader(text, max_nodes)
+        return loader.get_single_data()
+    except _Refused as exc:
+        where = f"{what} line {exc.line}" if exc.line else what
+        raise error(f"{where}: {exc.problem}") from None
+    except yaml.YAMLError as exc:
+        problem, line = _yaml_problem(exc)
+        where = f"{what} line {line}" if line else what
+        raise error(f"{where}: {problem}") from None
+    except RecursionError:
+        raise error(f"{what}: nested too deeply") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def read_file(path: str | Path, what: str, error: type[RailplanError], limit: int) -> bytes:
+    """The bytes of a user's file; a missing, unreadable or oversized file raises ``error``."""
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+        if size > limit:
+            raise error(
+                f"{what} {file}: {size:,} bytes is more than the {limit // 1024 // 1024} MiB "
+                "railplan reads from one file"
+            )
+        return file.read_bytes()
+    except FileNotFoundError:
+        raise error(f"{what} {file} does not exist") from None
+    except IsADirectoryError:
+        raise error(f"{what} {file} is a folder; give a file") from None
+    except OSError as exc:
+        raise error(f"{what} {file} cannot be read ({exc.strerror})") from None
+
+
+def load_yaml_file(path: str | Path, what: str, error: type[RailplanError]) -> Any:
+    """``load_yaml`` of a file; messages name the file."""
+    file = Path(path)
+    return load_yaml(read_file(file, what, error, MAX_BYTES), file.name, error)
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise ValueError(f"the number {_short(text)} has more than {MAX_INT_DIGITS} digits")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{_short(text)} is not a finite number")
+    return value
+
+
+def _json_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a finite number")
+
+
+def load_json(
+    data: bytes | str, what: str, error: type[RailplanError], *, limit: int = MAX_JSON_BYTES
+) -> Any:
+    """Parse untrusted JSON: bounded size and integers, finite floats, no NaN or Infinity."""
+    text = _decode(data, what, error, limit)
+    try:
+        return json.loads(
+            text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant
+        )
+    except json.JSONDecodeError as exc:
+        raise error(f"{what}: not valid JSON at line {exc.lineno} ({exc.msg})") from None
+    except ValueError as exc:
+        raise error(f"{what}: {exc}") from None
+    except RecursionError:
+        raise error(f"{what}: JSON nested too deeply") from None
