@@ -8,21 +8,10 @@ from dataclasses import fields
 from typing import Any
 
 from railplan.design.types import (
-    Cable,
     Design,
-    Device,
-    Link,
-    Node,
-    NodeShape,
-    Placement,
-    Rack,
-    Routing,
-    Sizing,
-    Switch,
-    TierSizing,
 )
+from railplan.design.validation import FORMAT_VERSION, validated_design
 
-FORMAT_VERSION = 1
 #: fields added after format 1 was fixed: written only when they differ from this default, so
 #: designs that do not use them keep their exact bytes
 SPARSE: dict[str, Any] = {
@@ -86,37 +75,13 @@ def design_to_json(design: Design) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _tuples(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in row.items()}
+def design_from_dict(data: Any, where: str = "design") -> Design:
+    """Rebuild a Design from the dict parsed out of ``design_to_json`` output.
 
-
-def _sizing(row: dict[str, Any]) -> Sizing:
-    data = _tuples(row)
-    data["tier_sizing"] = tuple(TierSizing(**t) for t in row.get("tier_sizing", ()))
-    return Sizing(**data)
-
-
-def design_from_dict(data: dict[str, Any]) -> Design:
-    """Rebuild a Design from the dict parsed out of ``design_to_json`` output."""
-    if data.get("format") != FORMAT_VERSION:
-        raise ValueError(f"unsupported design format {data.get('format')!r}")
-    return Design(
-        name=data["name"],
-        topology=data["topology"],
-        gpus=data["gpus"],
-        planes=data["planes"],
-        shape=NodeShape(**_tuples(data["shape"])),
-        sizing=_sizing(data["sizing"]),
-        routing=Routing(**_tuples(data["routing"])),
-        nodes=tuple(Node(**r) for r in data["nodes"]),
-        switches=tuple(Switch(**r) for r in data["switches"]),
-        links=tuple(Link(**r) for r in data["links"]),
-        spec=data.get("spec", {}),
-        racks=tuple(Rack(**r) for r in data.get("racks", [])),
-        placements=tuple(Placement(**r) for r in data.get("placements", [])),
-        cables=tuple(Cable(**r) for r in data.get("cables", [])),
-        devices=tuple(Device(**r) for r in data.get("devices", [])),
-    )
+    Every field is type-checked (pydantic, ``design.validation``) first: an untrusted or edited
+    design.json raises DesignFileError with one line per problem, never a KeyError.
+    """
+    return validated_design(data, where)
 
 
 def design_from_json(text: str) -> Design:

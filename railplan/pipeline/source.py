@@ -7,7 +7,6 @@ is, unless a re-layout is asked for).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,9 +15,11 @@ from typing import Literal
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design, design_from_dict
 from railplan.errors import DesignFileError, SpecError
+from railplan.identifiers import shorten
 from railplan.physical.bom import bom
 from railplan.pipeline.build import Build, build
 from railplan.pipeline.layout import complete
+from railplan.safe_load import MAX_JSON_BYTES, load_json, read_file
 from railplan.spec import Spec, apply_overrides, load_spec, spec_from_dict
 from railplan.validate import check
 
@@ -26,19 +27,21 @@ Method = Literal["cp-sat", "naive"]
 
 
 def read_design(path: Path) -> Design:
-    """A design.json file as a Design; a file that is not one raises DesignFileError."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DesignFileError(f"design file {path} does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise DesignFileError(f"{path}: not valid JSON at line {exc.lineno}") from None
-    try:
-        return design_from_dict(data)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise DesignFileError(
-            f"{path}: not a railplan design file ({exc}); write one with railplan plan -o DIR"
-        ) from None
+    """A design.json file as a type-checked Design; a file that is not one raises DesignFileError."""
+    raw = read_file(path, "design file", DesignFileError, MAX_JSON_BYTES)
+    data = load_json(raw, str(path), DesignFileError)
+    return design_from_dict(data, str(path))
+
+
+def design_problems(design: Design, catalog: Catalog) -> list[str]:
+    """What ``check`` finds wrong with a loaded design, and a spec inside it that is not valid."""
+    problems = check(design, catalog)
+    if design.spec:
+        try:
+            spec_from_dict(design.spec, "spec")
+        except SpecError as exc:
+            problems += str(exc).splitlines()
+    return problems
 
 
 @dataclass
@@ -83,7 +86,15 @@ class DesignSource:
                         "quick flags and --set apply to specs; a design.json is already planned"
                     )
                 assert self.source is not None
-                self._design = read_design(self.source)
+                design = read_design(self.source)
+                problems = design_problems(design, self.catalog())
+                if problems:
+                    raise DesignFileError(
+                        "\n".join(f"{self.source}: {shorten(p, 300)}" for p in problems)
+                        + f"\n{self.source}: this design fails railplan's checks (edited by hand?); "
+                        "re-plan it with railplan plan SPEC -o DIR"
+                    )
+                self._design = design
             else:
                 self._design = build(self.spec(), self.catalog(), layout=False).design
         return self._design

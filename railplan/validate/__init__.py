@@ -17,7 +17,7 @@ from railplan.validate.families import (
     plane_copies,
     rack_membership,
 )
-from railplan.validate.physical import one_cable_per_link, placements
+from railplan.validate.physical import one_cable_per_link, placements, racks
 from railplan.validate.tiers import attachment, isl_bundles, port_sections, reserved_ports
 from railplan.validate.wiring import (
     MAX_REPORTED,
@@ -32,9 +32,9 @@ from railplan.validate.wiring import (
     unique_ids,
 )
 
+#: rules every later rule relies on: ids are unique and every link end exists
+STRUCTURE: list[Callable[[Design], list[str]]] = [unique_ids, ends]
 RULES: list[Callable[[Design], list[str]]] = [
-    unique_ids,
-    ends,
     nic_ports_cabled_once,
     every_switch_used,
     counts,
@@ -61,13 +61,16 @@ def check(design: Design, catalog: Catalog | None = None) -> list[str]:
     their routed lengths and fit their cages (against ``catalog``, default the bundled one),
     and devices that sit inside their racks without overlapping.
     """
-    problems: list[str] = []
+    problems = [p for rule in STRUCTURE for p in rule(design)]
+    if problems:  # the other rules look ends up by id; report the broken structure alone
+        return problems[:MAX_REPORTED]
     for rule in RULES:
         problems.extend(rule(design))
         if len(problems) >= MAX_REPORTED:
             return problems[:MAX_REPORTED]
     if design.cables or design.placements:
         problems.extend(one_cable_per_link(design))
+        problems.extend(racks(design))
         problems.extend(placements(design))
         if design.cables:
             problems.extend(check_cables(design, catalog or load_catalog()))

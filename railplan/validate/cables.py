@@ -19,6 +19,9 @@ def check_cables(design: Design, catalog: Catalog) -> list[str]:
         if cab.link_id not in links:
             out.append(f"cable {cab.id} belongs to unknown link {cab.link_id}")
             continue
+        if not 0 < cab.length_m < 1e6:
+            out.append(f"cable {cab.id} is {cab.length_m:g} m long; a cable has a positive length")
+            continue
         part = catalog.cables.get(cab.media)
         if part is None:
             out.append(f"cable {cab.id} uses {cab.media!r}, which is not in the catalog")

@@ -15,6 +15,25 @@ def one_cable_per_link(d: Design) -> list[str]:
     return out[:10]
 
 
+def racks(d: Design) -> list[str]:
+    """Rack ids are unique and no two racks stand on the same floor position."""
+    out = [
+        f"rack id {i} is used more than once"
+        for i, c in Counter(r.id for r in d.racks).items()
+        if c > 1
+    ]
+    for what, key in (
+        ("row and position", lambda r: (r.row, r.position)),
+        ("spot", lambda r: (r.x_m, r.y_m)),
+    ):
+        taken: dict[object, str] = {}
+        for r in d.racks:
+            other = taken.setdefault(key(r), r.id)
+            if other != r.id:
+                out.append(f"racks {other} and {r.id} stand on the same {what}")
+    return out[:10]
+
+
 def placements(d: Design) -> list[str]:
     """Every node, switch and attached device sits once, inside an existing rack, without
     overlapping another."""
@@ -28,7 +47,7 @@ def placements(d: Design) -> list[str]:
         if rack is None:
             out.append(f"{p.device} sits in rack {p.rack}, which is not on the floor")
             continue
-        if p.u < 1 or p.u + p.height_u - 1 > rack.height_u:
+        if p.height_u < 1 or p.u < 1 or p.u + p.height_u - 1 > rack.height_u:
             out.append(
                 f"{p.device} at U{p.u} ({p.height_u}U) does not fit the {rack.height_u}U rack {p.rack}"
             )

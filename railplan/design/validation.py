@@ -1,0 +1,211 @@
+"""A design.json's fields type-checked with pydantic before a Design is built from them.
+
+The pydantic models are derived from the frozen dataclasses in ``design.types`` (so a field
+added there is checked here without a second list to keep in step), with bounds by field:
+ids and device names match ``railplan.identifiers.ID_PATTERN`` (they reach scripts and host
+files), a role or link kind is one railplan knows, numbers are finite and bounded, free text
+has no control characters. What the fields mean together (ports in range, one cable per link,
+no overlapping racks) is ``railplan.validate.check``'s job, run by ``DesignSource`` next.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from functools import cache
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
+
+from railplan.design.types import (
+    LINK_KINDS,
+    ROLE_TIER,
+    Cable,
+    Design,
+    Link,
+    Node,
+    NodeShape,
+    Placement,
+    Rack,
+    Routing,
+    Sizing,
+    Switch,
+)
+from railplan.errors import DesignFileError
+from railplan.identifiers import ID_PATTERN, shorten
+
+FORMAT_VERSION = 1
+#: at most this many problems are listed, one line each
+MAX_PROBLEMS = 10
+MAX_INT = 1_000_000_000
+MAX_FLOAT = 1e9
+MAX_ROWS = 50_000_000
+
+_ID = Annotated[str, Field(pattern=ID_PATTERN)]
+_OPTIONAL_ID = Annotated[str, Field(pattern=f"(?:{ID_PATTERN})|^$")]
+_TEXT = Annotated[str, Field(max_length=1000, pattern=r"^[^\x00-\x1f\x7f]*$")]
+_INT = Annotated[int, Field(ge=-1, le=MAX_INT)]
+_COUNT = Annotated[int, Field(ge=0, le=MAX_INT)]
+_FLOAT = Annotated[float, Field(ge=-MAX_FLOAT, le=MAX_FLOAT, allow_inf_nan=False)]
+
+#: fields whose value is an id (checked against ID_PATTERN); "" allowed for the optional ones
+_IDS = {
+    "id",
+    "a_device",
+    "b_device",
+    "device",
+    "link_id",
+    "media",
+    "name",
+    "model",
+    "nic_model",
+    "switch_model",
+}
+_OPTIONAL_IDS = {"transceiver_a", "transceiver_b", "group"}
+_SPECIAL: dict[tuple[type, str], Any] = {
+    (Switch, "role"): Literal[tuple(ROLE_TIER)],
+    (Link, "kind"): Literal[LINK_KINDS],
+    (Placement, "rack"): _ID,
+    (Rack, "kind"): Literal["compute", "network"],
+    (Design, "topology"): _ID,
+    (NodeShape, "port_plane"): tuple[Annotated[int, Field(ge=0, le=64)], ...],
+    (NodeShape, "port_rail"): tuple[Annotated[int, Field(ge=0, le=1024)], ...],
+}
+_CONFIG = ConfigDict(extra="forbid", allow_inf_nan=False, frozen=True)
+
+
+def _field_type(owner: type, name: str, hint: Any) -> Any:
+    """The constrained pydantic type of one dataclass field."""
+    if (owner, name) in _SPECIAL:
+        return _SPECIAL[(owner, name)]
+    if hint is str:
+        if name in _IDS:
+            return _ID
+        return _OPTIONAL_ID if name in _OPTIONAL_IDS else _TEXT
+    if hint is bool:
+        return bool
+    if hint is int:
+        return _COUNT if name in ("gpus", "planes", "tiers", "radix") else _INT
+    if hint is float:
+        return _FLOAT
+    if typing.get_origin(hint) is tuple:
+        (item, *_rest) = typing.get_args(hint)
+        return tuple[_field_type(owner, name, item), ...]  # type: ignore[misc]
+    return hint
+
+
+@cache
+def _model(owner: type) -> type[BaseModel]:
+    """A pydantic model with the fields of the dataclass ``owner``, each constrained."""
+    hints = typing.get_type_hints(owner)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(owner):
+        kind = _field_type(owner, f.name, hints[f.name])
+        if f.default is not dataclasses.MISSING:
+            fields[f.name] = (kind, f.default)
+        elif f.default_factory is not dataclasses.MISSING:
+            fields[f.name] = (kind, Field(default_factory=f.default_factory))
+        else:
+            fields[f.name] = (kind, ...)
+    return create_model(f"{owner.__name__}Row", __config__=_CONFIG, **fields)
+
+
+def _rows(owner: type) -> Any:
+    """``tuple[<owner's row model>, ...]``, built at run time."""
+    return tuple.__class_getitem__((_model(owner), ...))
+
+
+@cache
+def _design_model() -> type[BaseModel]:
+    """The whole file: header fields, the node shape, sizing, routing and the six lists."""
+    parts = {
+        "format": (Literal[1], ...),
+        "name": (_ID, ...),
+        "topology": (_ID, ...),
+        "gpus": (_COUNT, ...),
+        "planes": (Annotated[int, Field(ge=1, le=64)], ...),
+        "shape": (_model(NodeShape), ...),
+        "sizing": (_model(Sizing), ...),
+        "routing": (_model(Routing), ...),
+        "spec": (dict[str, Any], Field(default_factory=dict)),
+        "nodes": (_rows(Node), ...),
+        "switches": (_rows(Switch), ...),
+        "links": (_rows(Link), ...),
+        "racks": (_rows(Rack), ()),
+        "placements": (_rows(Placement), ()),
+        "cables": (_rows(Cable), ()),
+    }
+    return create_model("DesignFile", __config__=_CONFIG, **parts)  # type: ignore[call-overload]
+
+
+def _problems(exc: ValidationError, where: str) -> str:
+    lines = []
+    for err in exc.errors()[:MAX_PROBLEMS]:
+        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "string_pattern_mismatch":
+            msg = (
+                "not a safe name (letters, digits, '.', '_', '-', starting with a letter or digit)"
+            )
+        elif err["type"] == "extra_forbidden":
+            msg = "unknown field"
+        lines.append(f"{where}: {shorten(path or 'top level', 100)}: {shorten(msg, 200)}")
+    more = exc.error_count() - MAX_PROBLEMS
+    if more > 0:
+        lines.append(f"{where}: ... and {more} more problems")
+    return "\n".join(lines)
+
+
+def _build(owner: type, row: BaseModel) -> Any:
+    return owner(**{f.name: getattr(row, f.name) for f in dataclasses.fields(owner)})
+
+
+def validated_design(data: Any, where: str = "design") -> Design:
+    """A Design from parsed JSON whose every field has its type and bounds; else DesignFileError."""
+    if not isinstance(data, dict):
+        raise DesignFileError(f"{where}: not a railplan design file (a JSON object is expected)")
+    if data.get("format") != FORMAT_VERSION:
+        raise DesignFileError(
+            f"{where}: not a railplan design file (format {shorten(repr(data.get('format')))}, "
+            f"expected {FORMAT_VERSION}); write one with railplan plan -o DIR"
+        )
+    missing = [
+        k for k in ("name", "topology", "shape", "sizing", "nodes", "links") if k not in data
+    ]
+    if missing:
+        raise DesignFileError(
+            f"{where}: not a railplan design file (no {', '.join(missing)}); write one with "
+            "railplan plan SPEC -o DIR"
+        )
+    for key in ("nodes", "switches", "links", "racks", "placements", "cables"):
+        rows = data.get(key)
+        if isinstance(rows, list) and len(rows) > MAX_ROWS:
+            raise DesignFileError(f"{where}: {len(rows):,} {key} is beyond what railplan plans")
+    try:
+        model: Any = TypeAdapter(_design_model()).validate_python(data)
+    except ValidationError as exc:
+        raise DesignFileError(_problems(exc, where)) from None
+    shape = model.shape
+    if len(shape.port_plane) != shape.nics * shape.ports_per_nic or len(shape.port_rail) != len(
+        shape.port_plane
+    ):
+        raise DesignFileError(
+            f"{where}: shape: port_plane and port_rail must list each of the "
+            f"{shape.nics} x {shape.ports_per_nic} node ports once"
+        )
+    return Design(
+        name=model.name,
+        topology=model.topology,
+        gpus=model.gpus,
+        planes=model.planes,
+        shape=_build(NodeShape, shape),
+        sizing=_build(Sizing, model.sizing),
+        routing=_build(Routing, model.routing),
+        nodes=tuple(_build(Node, r) for r in model.nodes),
+        switches=tuple(_build(Switch, r) for r in model.switches),
+        links=tuple(_build(Link, r) for r in model.links),
+        spec=model.spec,
+        racks=tuple(_build(Rack, r) for r in model.racks),
+        placements=tuple(_build(Placement, r) for r in model.placements),
+        cables=tuple(_build(Cable, r) for r in model.cables),
+    )
