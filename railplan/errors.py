@@ -25,3 +25,7 @@ class DesignFileError(RailplanError):
 
 class FieldInputError(RailplanError):
     """A field input (tool output, results folder, name map, expectations) cannot be used."""
+
+
+class OutputError(RailplanError):
+    """An output file or folder cannot be written (a file in the way, no permission, disk full)."""

@@ -1,10 +1,18 @@
-"""The typer app, command discovery and the one place that turns errors into exit code 2."""
+"""The typer app, command discovery and the one place that turns errors into exit codes.
+
+Exit codes: 0 done, 1 a check found problems (``asbuilt``, ``grade``), 2 bad input (one
+sentence per problem), 70 an internal error (a bug: "please report", never a traceback unless
+``RAILPLAN_DEBUG=1``), 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+"""
 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import typer
@@ -15,6 +23,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
     from click.exceptions import ClickException, UsageError  # type: ignore[assignment]
 
 from railplan.errors import RailplanError
+from railplan.render.atomic import discard_temporaries
 
 app = typer.Typer(
     name="railplan",
@@ -25,6 +34,12 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
+EXIT_INTERNAL = 70  # EX_SOFTWARE in BSD sysexits.h
+#: longest line an error prints; a longer one keeps its start and its end (the fix)
+MAX_LINE = 600
+#: signals that end a run cleanly (temp files removed), with their exit codes and words
+_STOPS = {signal.SIGINT: (130, "interrupted"), signal.SIGTERM: (143, "terminated")}
+
 
 def _load_commands() -> None:
     here = str(Path(__file__).resolve().parent)
@@ -33,34 +48,117 @@ def _load_commands() -> None:
             importlib.import_module(f"railplan.cli.{info.name}")
 
 
+def _clip(line: str) -> str:
+    if len(line) <= MAX_LINE:
+        return line
+    half = MAX_LINE // 2
+    return f"{line[:half]} [... {len(line) - 2 * half:,} characters cut ...] {line[-half:]}"
+
+
 def error(message: str) -> None:
     """Print an error on stderr: one line per problem, each prefixed with ``railplan: error:``."""
-    for line in str(message).strip().splitlines() or ["unknown error"]:
-        print(f"railplan: error: {line}", file=sys.stderr)
+    lines = str(message).strip().splitlines() or ["unknown error"]
+    for line in lines[:200]:
+        print(f"railplan: error: {_clip(line)}", file=sys.stderr)
+    if len(lines) > 200:
+        print(f"railplan: error: ... and {len(lines) - 200} more lines", file=sys.stderr)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Console entry point: run a command; bad input exits 2 with a sentence, never a traceback."""
+def _internal(exc: BaseException) -> None:
+    where = ""
+    tb = exc.__traceback__
+    while tb is not None:
+        where = f" at {Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    print(
+        f"railplan: internal error: {type(exc).__name__}{where}: {_clip(str(exc))[:300]}\n"
+        "railplan: this is a bug in railplan, not a problem with your input; please report it "
+        "with the command you ran (RAILPLAN_DEBUG=1 prints the full traceback)",
+        file=sys.stderr,
+    )
+
+
+def _debug() -> bool:
+    return os.environ.get("RAILPLAN_DEBUG", "") not in ("", "0")
+
+
+def _run(argv: list[str] | None) -> int:
+    """Run one command; returns the exit code (errors become codes, never tracebacks)."""
     _load_commands()
     command = typer.main.get_command(app)
     try:
         code = command.main(args=argv, prog_name="railplan", standalone_mode=False)
     except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+        return int(exc.exit_code)
     except UsageError as exc:
         ctx = exc.ctx
         hint = f" (see 'railplan {ctx.info_name} --help')" if ctx is not None and ctx.parent else ""
         error(exc.format_message().rstrip(".") + hint)
-        sys.exit(2)
+        return 2
     except ClickException as exc:
         error(exc.format_message())
-        sys.exit(2)
+        return 2
     except RailplanError as exc:
         error(str(exc))
-        sys.exit(2)
+        return 2
     except KeyboardInterrupt:
-        error("interrupted")
-        sys.exit(130)
+        discard_temporaries()
+        print("railplan: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
-        sys.exit(0)
-    sys.exit(code if isinstance(code, int) else 0)
+        return 0
+    except Exception as exc:
+        if _debug():
+            raise
+        discard_temporaries()
+        _internal(exc)
+        return EXIT_INTERNAL
+    return code if isinstance(code, int) else 0
+
+
+def _watch(stop: threading.Event) -> None:
+    """The signal thread: on SIGINT/SIGTERM remove temp files, say so and end the process."""
+    signum = signal.sigwait(set(_STOPS))
+    if stop.is_set():  # the command finished; let the main thread exit normally
+        return
+    code, word = _STOPS[signal.Signals(signum)]
+    discard_temporaries()
+    tty = "\x1b[?25h" if sys.stderr.isatty() else ""  # a progress bar may have hidden the cursor
+    os.write(2, f"{tty}\nrailplan: {word}\n".encode())
+    os._exit(code)
+
+
+def _guarded(argv: list[str] | None) -> int:
+    """``_run`` with SIGINT and SIGTERM taken by a thread of their own.
+
+    CP-SAT installs its own SIGINT handler while it solves and resets it to the default when it
+    returns, so after a solve Ctrl-C would kill the process with temp files left. Blocking both
+    signals in every thread (OR-Tools' workers inherit the mask) and taking them with
+    ``sigwait`` makes them reach railplan whatever any library does with its handlers, even in
+    the middle of a solve.
+    """
+    stops = set(_STOPS)
+    stop = threading.Event()
+    signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    watcher = threading.Thread(target=_watch, args=(stop,), name="railplan-signals", daemon=True)
+    watcher.start()
+    try:
+        return _run(argv)
+    finally:
+        stop.set()
+        if watcher.ident is not None and watcher.is_alive():
+            signal.pthread_kill(watcher.ident, signal.SIGINT)  # wakes its sigwait
+        watcher.join(timeout=1)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: run a command; bad input exits 2 with a sentence, never a traceback.
+
+    Run from the console (``argv`` None) SIGINT and SIGTERM end the run cleanly at any point,
+    except in the TUI, which handles its own keys. Tests call ``main([...])`` in-process and
+    keep their own signal handling.
+    """
+    args = sys.argv[1:] if argv is None else argv
+    use_thread = argv is None and hasattr(signal, "pthread_sigmask") and args[:1] != ["tui"]
+    sys.exit(_guarded(argv) if use_thread else _run(argv))

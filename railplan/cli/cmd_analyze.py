@@ -9,7 +9,15 @@ import typer
 from rich.table import Table
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, JsonFlag, design_command, print_json, write_atomic
+from railplan.cli.common import (
+    MAX_SEED,
+    DesignSource,
+    JsonFlag,
+    design_command,
+    out_file,
+    print_json,
+    write_atomic,
+)
 from railplan.cli.progress import progress_bar
 from railplan.cli.show import print_table
 from railplan.traffic.collisions import analyze
@@ -72,7 +80,10 @@ def analyze_cmd(
         typer.Option("--flows-per-nic", help="Flows per NIC connection = channels x QPs."),
     ] = None,
     seed: Annotated[
-        int, typer.Option("--seed", help="Seed for QP numbers, samples, permutations.")
+        int,
+        typer.Option(
+            "--seed", help="Seed for QP numbers, samples, permutations.", min=0, max=MAX_SEED
+        ),
     ] = 0,
     partners: Annotated[
         Optional[int],  # noqa: UP045
@@ -92,6 +103,7 @@ def analyze_cmd(
     ] = None,
 ) -> None:
     """Predict the bandwidth every node pair gets for a traffic pattern on a design."""
+    out_file(csv_out, "--csv")
     design = src.design()
     options: dict[str, Any] = {}
     if sample is not None:

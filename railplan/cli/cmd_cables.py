@@ -7,12 +7,12 @@ from typing import Annotated, Optional
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, design_command
+from railplan.cli.common import DesignSource, design_command, out_file, out_folder
 from railplan.design import design_to_json
 from railplan.errors import SpecError
 from railplan.physical.costers import OBJECTIVES
 from railplan.render import cables_csv, dot, ibtopo, netbox, p2p
-from railplan.render.atomic import write_atomic
+from railplan.render.atomic import write_atomic, write_set
 
 FORMATS = ("csv", "netbox", "p2p", "ibtopo", "dot")
 DEFAULT_NAMES = {
@@ -66,6 +66,13 @@ def cables_cmd(
         raise SpecError(f"--format {fmt!r}: use one of {', '.join(FORMATS)}")
     if objective not in OBJECTIVES:
         raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
+    if fmt == "netbox":
+        if out is None:
+            raise SpecError("--format netbox writes four CSV files; give a directory with -o DIR")
+        out_folder(out, "-o")
+    elif out is not None and not out.is_dir():
+        out_file(out, "-o")
+    out_file(design_out, "--design-out")
     built = src.built(
         objective=objective,
         time_limit_s=time_limit,
@@ -83,10 +90,8 @@ def cables_cmd(
     if design_out is not None:
         write_atomic(design_out, design_to_json(design))
     if fmt == "netbox":
-        if out is None:
-            raise SpecError("--format netbox writes four CSV files; give a directory with -o DIR")
-        for name, text in netbox.render(design, catalog, site).items():
-            write_atomic(out / name, text)
+        assert out is not None
+        write_set(out, netbox.render(design, catalog, site))
         _say(f"wrote racks.csv, devices.csv, interfaces.csv and cables.csv into {out}")
         return
     text = {

@@ -7,13 +7,13 @@ from typing import Annotated, Optional
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, JsonFlag, design_command, print_json
+from railplan.cli.common import DesignSource, JsonFlag, design_command, out_folder, print_json
 from railplan.cli.show import plan_table, print_table
 from railplan.design import design_to_json
 from railplan.design.summary import plan_summary
 from railplan.errors import SpecError
 from railplan.physical.costers import OBJECTIVES
-from railplan.render.atomic import write_atomic
+from railplan.render.atomic import write_set
 from railplan.spec import spec_to_yaml
 
 
@@ -50,6 +50,7 @@ def plan_cmd(
     """Plan the fabric for a cluster: switch and link counts, and (with layout) its bill."""
     if objective not in OBJECTIVES:
         raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
+    out_folder(out_dir, "-o")
     say = (lambda msg: typer.echo(msg, err=True)) if sys.stderr.isatty() else None
     built = src.built(
         layout=layout,
@@ -69,8 +70,8 @@ def plan_cmd(
     if solver:
         summary["solver"] = solver
     if out_dir is not None:
-        write_atomic(out_dir / "design.json", design_to_json(design))
-        write_atomic(out_dir / "spec.yaml", spec_to_yaml(src.spec()))
+        files = {"design.json": design_to_json(design), "spec.yaml": spec_to_yaml(src.spec())}
+        write_set(out_dir, files)
     if json_out:
         print_json(summary)
     else:

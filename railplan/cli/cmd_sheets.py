@@ -8,12 +8,18 @@ from typing import Annotated, Optional
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, design_command
+from railplan.cli.common import (
+    DesignSource,
+    design_command,
+    out_file,
+    out_folder,
+    revision_option,
+)
 from railplan.cli.progress import progress_bar
 from railplan.design import Design
 from railplan.errors import SpecError
 from railplan.physical.bom import bom as build_bom
-from railplan.render.atomic import write_atomic
+from railplan.render.atomic import write_atomic, write_set
 from railplan.render.pdf_common import Progress
 from railplan.render.pdf_sheets import LABEL_GRIDS, render_labels, render_sheets
 from railplan.testplan import design_hash
@@ -78,6 +84,9 @@ def sheets_cmd(
         raise SpecError(f"--page-size {page_size!r}: use a4 or letter")
     if labels != "none" and labels not in LABEL_GRIDS:
         raise SpecError(f"--labels {labels!r}: use one of {', '.join(sorted(LABEL_GRIDS))}, none")
+    out_folder(out_dir, "-o")
+    out_file(design_out, "--design-out")
+    revision_option(revision)
     design = cabled_design(src, naive)
     if design_out is not None:
         from railplan.design import design_to_json
@@ -87,10 +96,13 @@ def sheets_cmd(
     bom = build_bom(design, src.catalog())
     with progress_bar("sheets") as bar:
         pdf, pages = render_sheets(design, bom, revision, digest, page_size, _stage(bar))
-    write_atomic(out_dir / "sheets.pdf", pdf)
-    _say(f"wrote {out_dir / 'sheets.pdf'} ({pages} pages, {len(design.cables):,} cables)")
+    files = {"sheets.pdf": pdf}
     if labels != "none":
         with progress_bar("labels") as bar:
-            lab, lpages = render_labels(design, labels, revision, digest, _stage(bar))
-        write_atomic(out_dir / "labels.pdf", lab)
+            files["labels.pdf"], lpages = render_labels(
+                design, labels, revision, digest, _stage(bar)
+            )
+    write_set(out_dir, files)
+    _say(f"wrote {out_dir / 'sheets.pdf'} ({pages} pages, {len(design.cables):,} cables)")
+    if labels != "none":
         _say(f"wrote {out_dir / 'labels.pdf'} ({lpages} pages of {labels})")

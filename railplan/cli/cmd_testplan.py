@@ -7,10 +7,16 @@ import typer
 
 from railplan.cli.app import app
 from railplan.cli.cmd_sheets import PAGE_SIZES, _say, _stage, cabled_design
-from railplan.cli.common import DesignSource, design_command
+from railplan.cli.common import (
+    DesignSource,
+    design_command,
+    device_names,
+    out_folder,
+    revision_option,
+)
 from railplan.cli.progress import progress_bar
 from railplan.errors import SpecError
-from railplan.render.atomic import write_atomic
+from railplan.render.atomic import write_set
 from railplan.render.pdf_testplan import render_testplan
 from railplan.render.scripts import executable, render_scripts
 from railplan.render.testplan_data import plan_to_json, plan_to_text, plan_to_yaml
@@ -52,10 +58,13 @@ def testplan_cmd(
     """Write the acceptance test plan: testplan.pdf, .yaml, .json, .txt and scripts/."""
     if page_size not in PAGE_SIZES:
         raise SpecError(f"--page-size {page_size!r}: use a4 or letter")
+    out_folder(out_dir, "-o")
+    revision_option(revision)
+    names = device_names(devices)
     design = cabled_design(src, naive)
     options = TestPlanOptions(
         partners=partners,
-        devices=tuple(d.strip() for d in devices.split(",")) if devices else (),
+        devices=names,
         gid_index=gid_index,
         mtu=mtu,
         lossless_priority=priority,
@@ -65,15 +74,15 @@ def testplan_cmd(
         plan = build_testplan(design, src.catalog(), options, _stage(bar))
     with progress_bar("testplan.pdf") as bar:
         pdf, pages = render_testplan(plan, page_size, _stage(bar))
-    write_atomic(out_dir / "testplan.pdf", pdf)
-    write_atomic(out_dir / "testplan.yaml", plan_to_yaml(plan))
-    write_atomic(out_dir / "testplan.json", plan_to_json(plan))
-    write_atomic(out_dir / "testplan.txt", plan_to_text(plan))
     files = render_scripts(plan, design)
-    for name, text in files.items():
-        target = write_atomic(out_dir / "scripts" / name, text)
-        if executable(name):
-            target.chmod(0o755)
+    outputs: dict[str, str | bytes] = {
+        "testplan.pdf": pdf,
+        "testplan.yaml": plan_to_yaml(plan),
+        "testplan.json": plan_to_json(plan),
+        "testplan.txt": plan_to_text(plan),
+    }
+    outputs.update({f"scripts/{name}": text for name, text in files.items()})
+    write_set(out_dir, outputs, mode=lambda rel: 0o755 if executable(rel) else 0)
     c = plan.coverage
     _say(
         f"wrote {out_dir / 'testplan.pdf'} ({pages} pages), testplan.yaml/.json/.txt and "

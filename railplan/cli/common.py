@@ -9,11 +9,17 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from railplan.errors import SpecError
+from railplan.identifiers import ID_RULE, REVISION_RULE, is_id, is_revision, shown
 from railplan.pipeline.source import DesignSource
 from railplan.render.atomic import write_atomic
 from railplan.render.field_report import report_markdown
 
 QUICK = "Quick flags (no spec file needed; with a spec they override it)"
+#: largest --seed analyze takes (the seed feeds numpy's generators)
+MAX_SEED = 2**32 - 1
+#: most RDMA devices a node can list (--devices)
+MAX_DEVICES = 256
 
 SOURCE_PARAMS: list[tuple[str, Any]] = [
     (
@@ -155,3 +161,50 @@ def emit_report(report: Any, json_out: bool, markdown: Path | None) -> None:
         write_atomic(markdown, report_markdown(report))
     if json_out:
         print_json(report.to_json())
+
+
+# -- option checks that run before any planning --------------------------------------------
+
+
+def out_folder(path: Path | None, flag: str) -> None:
+    """An output folder option: refuse a path that is an existing file (or under one)."""
+    if path is None:
+        return
+    for part in (path, *path.parents):
+        if part.exists():
+            if not part.is_dir():
+                raise SpecError(f"{flag} {path}: {part} is a file, not a folder; give a folder")
+            return
+
+
+def out_file(path: Path | None, flag: str) -> None:
+    """An output file option: refuse a folder, or a path below an existing file."""
+    if path is None:
+        return
+    if path.is_dir():
+        raise SpecError(f"{flag} {path}: is a folder; give a file name")
+    out_folder(path.parent, flag)
+
+
+def revision_option(revision: str) -> str:
+    """--revision: printed on handouts and in script headers, so plain text only."""
+    if not is_revision(revision):
+        raise SpecError(f"--revision {shown(revision)}: use {REVISION_RULE} characters")
+    return revision
+
+
+def device_names(devices: str | None) -> tuple[str, ...]:
+    """--devices: comma-separated RDMA device names (mlx5_0,...), each a safe name."""
+    if devices is None:
+        return ()
+    names = tuple(d.strip() for d in devices.split(","))
+    if not any(names) or len(names) > MAX_DEVICES:
+        raise SpecError(
+            f"--devices {shown(devices)}: list one RDMA device per node port, e.g. mlx5_0,mlx5_1"
+        )
+    for name in names:
+        if not is_id(name):
+            raise SpecError(
+                f"--devices: {shown(name)} is not a device name; use {ID_RULE} characters"
+            )
+    return names

@@ -1,24 +1,193 @@
-"""write_atomic(path, data): write beside the target and rename, so readers never see half a file."""
+"""Files written whole: a temp file renamed into place, or a set of files staged and moved together.
+
+``write_atomic(path, data)`` writes one file beside its target and renames it, so a reader never
+sees half a file. ``write_set(folder, files)`` writes every file of a multi-file output (a
+design.json with its spec.yaml, the test plan with its scripts/) into one staging folder first
+and only then moves them into place, in a few renames under one lock: a new folder appears
+whole (the staging folder is renamed to it) and a sub-folder such as ``scripts/`` is swapped as
+a unit, so no reader sees a new PDF beside an old JSON while railplan is still rendering.
+
+Temp names start with ``.railplan-tmp-<pid>-``. Every live one is registered, so an interrupt
+handler can remove them (``discard_temporaries``); the ones a killed process (SIGKILL, power
+loss) leaves behind are removed by the next write into the same folder once their pid is gone.
+"""
 
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
+import shutil
+import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
+
+from railplan.errors import OutputError
+
+TEMP_PREFIX = ".railplan-tmp-"
+#: mode of a new file before the umask (a private temp file; kept as railplan always wrote it)
+FILE_MODE = 0o600
+
+_live: set[Path] = set()
+_lock = threading.RLock()
+
+
+def _temp(folder: Path, name: str = "") -> Path:
+    token = secrets.token_hex(4)
+    return folder / f"{TEMP_PREFIX}{os.getpid()}-{token}{'-' + name if name else ''}"
+
+
+def _register(path: Path) -> Path:
+    with _lock:
+        _live.add(path)
+    return path
+
+
+def _forget(path: Path) -> None:
+    with _lock:
+        _live.discard(path)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, ValueError):
+        return True
+    return True
+
+
+def sweep(folder: Path) -> list[Path]:
+    """Remove temp files and folders that dead railplan processes left in ``folder``."""
+    removed: list[Path] = []
+    try:
+        entries = list(folder.glob(f"{TEMP_PREFIX}*"))
+    except OSError:
+        return removed
+    for entry in entries:
+        pid_text = entry.name[len(TEMP_PREFIX) :].split("-", 1)[0]
+        if pid_text.isdigit() and not _pid_alive(int(pid_text)):
+            _remove(entry)
+            removed.append(entry)
+    return removed
+
+
+def discard_temporaries() -> None:
+    """Remove every temp file and folder this process has open (an interrupt handler's job)."""
+    with _lock:
+        for path in sorted(_live, key=lambda p: len(p.parts), reverse=True):
+            _remove(path)
+        _live.clear()
+
+
+def _folder(folder: Path) -> Path:
+    """Create ``folder`` (and parents) for writing; a file in the way raises OutputError."""
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"cannot write into {folder}: it is a file, not a folder; give a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise OutputError(f"cannot create the folder {folder}: a file is in the way") from None
+    except OSError as exc:
+        raise OutputError(f"cannot create the folder {folder} ({exc.strerror})") from None
+    sweep(folder)
+    return folder
+
+
+def _write_file(path: Path, data: str | bytes) -> None:
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    if not isinstance(payload, bytes):
+        raise TypeError(f"write_atomic takes str or bytes, not {type(data).__name__}")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(payload)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def write_atomic(path: str | Path, data: str | bytes) -> Path:
-    """Write ``data`` (text as UTF-8) to a temp file in ``path``'s directory, then os.replace."""
+    """Write ``data`` (text as UTF-8) to a temp file in ``path``'s folder, then rename it."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    if target.is_dir():
+        raise OutputError(f"cannot write {target}: it is a folder; give a file name")
+    _folder(target.parent)
+    tmp = _register(_temp(target.parent, target.name))
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        _write_file(tmp, data)
+        with _lock:
+            os.replace(tmp, target)
+    except OSError as exc:
+        raise OutputError(f"cannot write {target} ({exc.strerror})") from None
+    finally:
+        _remove(tmp)
+        _forget(tmp)
     return target
+
+
+def _stage(staging: Path, files: Mapping[str, str | bytes], mode: Callable[[str], int]) -> None:
+    for rel, data in files.items():
+        if Path(rel).is_absolute() or ".." in Path(rel).parts:
+            raise OutputError(f"refusing to write {rel!r} outside its folder")
+        path = staging / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_file(path, data)
+        if mode(rel):
+            path.chmod(mode(rel))
+
+
+def _commit(staging: Path, folder: Path, names: list[str]) -> None:
+    """Move each top-level entry of ``staging`` over its namesake in ``folder``."""
+    with _lock:
+        for name in names:
+            src, dst = staging / name, folder / name
+            if src.is_dir():
+                aside = _register(_temp(folder, f"old-{name}"))
+                if dst.exists() or dst.is_symlink():
+                    os.rename(dst, aside)
+                os.rename(src, dst)
+                _remove(aside)
+                _forget(aside)
+            else:
+                if dst.is_dir() and not dst.is_symlink():
+                    raise OutputError(f"cannot write {dst}: a folder of that name is in the way")
+                os.replace(src, dst)
+
+
+def write_set(
+    folder: str | Path,
+    files: Mapping[str, str | bytes],
+    mode: Callable[[str], int] | None = None,
+) -> list[Path]:
+    """Write ``files`` ({relative path: data}) into ``folder`` as one set; returns the paths.
+
+    Every file is written to a staging folder first; a sub-folder (``scripts/``) replaces the
+    old one whole. ``mode(rel)`` gives a file's permission bits (0: leave them).
+    """
+    target = Path(folder)
+    mode = mode or (lambda _rel: 0)
+    names = sorted({Path(rel).parts[0] for rel in files})
+    fresh = not target.exists()
+    base = _folder(target.parent) if fresh else _folder(target)
+    staging = _register(_temp(base, target.name if fresh else "set"))
+    try:
+        os.mkdir(staging)
+        _stage(staging, files, mode)
+        with _lock:
+            if fresh and not target.exists():
+                os.rename(staging, target)  # a new folder appears whole
+            else:
+                _folder(target)
+                _commit(staging, target, names)
+    except OSError as exc:
+        raise OutputError(f"cannot write into {target} ({exc.strerror})") from None
+    finally:
+        _remove(staging)
+        _forget(staging)
+    return [target / rel for rel in files]
