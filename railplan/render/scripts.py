@@ -3,13 +3,22 @@
 The scripts are short and data-driven: every test lives in a TSV table under ``data/`` and a
 loop runs the table, so a 16k-GPU plan gives the same scripts as a 2-node one. Outputs land
 in ``results/`` in the layout ``railplan.field.grade`` reads (``results/<test id>/...``).
+
+The scripts run as root on every node, so nothing from the design or the options reaches them
+unchecked: every name (design, nodes, switches, tests, RDMA devices, NCCL settings) must match
+a strict pattern (``railplan.identifiers``) or the whole render is refused; every value
+written into a script goes through ``shell_word``; commands sent over ssh are quoted word by
+word for the remote shell and ``--`` ends ssh's options, so no host name is read as an option.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from railplan.design import Design
+from railplan.errors import DesignFileError
+from railplan.identifiers import ID_RULE, REVISION_RULE, is_id, is_revision, shown
 from railplan.testplan import PlanTest, TestPlan
 
 Files = dict[str, str]
@@ -46,10 +55,10 @@ log() { printf '%s %s\\n' "$(date +%H:%M:%S)" "$*"; }
 verdict() {  # verdict TEST_ID OK|FAIL DETAIL
   printf '%-28s %-4s %s\\n' "$1" "$2" "$3" | tee -a "$RESULTS/summary/verdicts.txt"
 }
-remote() {  # remote HOST COMMAND...: run on HOST over ssh (the command is one string)
+remote() {  # remote HOST COMMAND...: run on HOST over ssh, each word quoted for its shell
   local host="$1"
   shift
-  "${SSH_CMD[@]}" "$host" "$*"
+  "${SSH_CMD[@]}" -- "$host" "$(printf '%q ' "$@")"
 }
 rows() {  # rows TABLE: the data rows of a TSV table (skips the header and blank lines)
   tail -n +2 "$DATA/$1" | grep -v '^[[:space:]]*$' || true
@@ -105,9 +114,9 @@ gid=-1
 while IFS=$'\t' read -r test node; do
   out="$RESULTS/$test"
   mkdir -p "$out"
-  summary="$("${SSH_CMD[@]}" "$node" bash -s -- /tmp/railplan-probe "$gid" @PRIO@ \
+  summary="$(remote "$node" bash -s -- /tmp/railplan-probe "$gid" @PRIO@ \
     "${DEVICES[@]}" < "$HERE/node_probe.sh" 2> "$out/ssh.err" | tail -n 1)" || true
-  "${SSH_CMD[@]}" "$node" tar -C /tmp/railplan-probe -cf - . < /dev/null 2>> "$out/ssh.err" \
+  remote "$node" tar -C /tmp/railplan-probe -cf - . < /dev/null 2>> "$out/ssh.err" \
     | tar -C "$out" -xf - 2>> "$out/ssh.err" || true
   want="acs_srcvalid_on=0 nvidia_peermem=1 ports_active=$ports"
   if [[ "$summary" == "$want"* ]] && { [ "$gid" -lt 0 ] || [[ "$summary" == *"roce_ok=$ports" ]]; }; then
@@ -359,6 +368,64 @@ echo "the as-built cabling check (10_cabling.sh) needs switch access: run it fro
 """
 
 
+#: an NCCL setting passed with mpirun -x or env: NAME=value, value from a small alphabet
+_ENV = re.compile(r"^[A-Z][A-Z0-9_]{0,63}=[A-Za-z0-9._,:=^+ -]{0,400}$")
+_HEX = re.compile(r"^[0-9a-f]{1,64}$")
+#: characters a shell word may hold bare (the set Python's shlex.quote leaves alone)
+_BARE = re.compile(r"^[A-Za-z0-9@%+=:,./_-]+$")
+
+
+def shell_word(value: object) -> str:
+    """``value`` as exactly one shell word, whatever it holds.
+
+    Bare when it is made of safe characters only; else in single quotes; and when it holds a
+    control character (a newline, an escape) in bash's ``$'...'`` form with ``\\xHH`` escapes,
+    so no line break ever reaches the script, not even inside a comment.
+    """
+    text = str(value)
+    if _BARE.fullmatch(text):
+        return text
+    if not any(ord(ch) < 32 or ord(ch) == 127 for ch in text):
+        return "'" + text.replace("'", "'\"'\"'") + "'"
+    escaped = "".join(
+        f"\\x{ord(ch):02x}" if ord(ch) < 32 or ord(ch) == 127 else "\\" + ch if ch in "\\'" else ch
+        for ch in text
+    )
+    return f"$'{escaped}'"
+
+
+def unsafe_names(plan: TestPlan, design: Design) -> list[str]:
+    """Every name that would reach a script and fails its pattern, as sentences (empty: fine)."""
+    out: list[str] = []
+
+    def need(ok: bool, what: str, value: object, rule: str = ID_RULE) -> None:
+        if not ok and len(out) < 10:
+            out.append(f"{what} {shown(value)} cannot go into a script; use {rule} characters")
+
+    need(is_id(plan.design) and is_id(design.name), "the design name", plan.design)
+    need(is_revision(plan.revision), "the revision", plan.revision, REVISION_RULE)
+    need(_HEX.fullmatch(str(plan.design_hash)) is not None, "the design hash", plan.design_hash)
+    need(plan.protocol in ("ethernet", "infiniband"), "the protocol", plan.protocol)
+    for n in design.nodes:
+        need(is_id(n.id), "node id", n.id)
+    for sw in design.switches:
+        need(is_id(sw.id), "switch id", sw.id)
+    for dev in plan.devices:
+        need(is_id(dev), "RDMA device", dev)
+    o = plan.options
+    for size in (o.nccl_min_bytes, o.nccl_max_bytes):
+        need(re.fullmatch(r"[0-9]{1,12}[KMG]?", str(size)) is not None, "NCCL size", size)
+    for section in plan.sections:
+        for t in section.tests:
+            need(is_id(t.id), "test id", t.id)
+            for name in (*t.nodes, *t.devices):
+                need(is_id(name), f"a name in test {t.id}", name)
+            for key, value in t.env:
+                pair = f"{key}={value}"
+                need(_ENV.fullmatch(pair) is not None, "NCCL setting", pair, "NAME=value")
+    return out
+
+
 def _tsv(header: Iterable[str], rows: Iterable[Iterable[object]]) -> str:
     lines = ["\t".join(header)]
     lines += ["\t".join(str(x) for x in row) for row in rows]
@@ -373,26 +440,32 @@ def _hosts(test: PlanTest, all_nodes: int) -> str:
     return "ALL" if len(test.nodes) == all_nodes else ",".join(test.nodes)
 
 
-def _fill(text: str, values: dict[str, object]) -> str:
+def _fill(text: str, values: dict[str, str]) -> str:
+    """Put shell-ready values (``shell_word`` output, or railplan's own titles) into a template."""
     for key, value in values.items():
-        text = text.replace(f"@{key}@", str(value))
+        if "\n" in value or "\r" in value:
+            raise ValueError(f"@{key}@ would break a script line")
+        text = text.replace(f"@{key}@", value)
     return text
 
 
 def render_scripts(plan: TestPlan, design: Design) -> Files:
     """Every script and data file of the plan, as {relative path: text}."""
+    problems = unsafe_names(plan, design)
+    if problems:
+        raise DesignFileError("\n".join(f"scripts: {p}" for p in problems))
     o = plan.options
     values = {
-        "DESIGN": plan.design,
-        "HASH": plan.design_hash,
-        "REV": plan.revision,
-        "GPUS": design.shape.gpus,
-        "DEVICES": " ".join(plan.devices),
-        "GID": o.gid_index,
-        "PROTOCOL": plan.protocol,
-        "PRIO": o.lossless_priority,
-        "MINB": o.nccl_min_bytes,
-        "MAXB": o.nccl_max_bytes,
+        "DESIGN": shell_word(plan.design),
+        "HASH": shell_word(plan.design_hash),
+        "REV": shell_word(plan.revision),
+        "GPUS": shell_word(int(design.shape.gpus)),
+        "DEVICES": " ".join(shell_word(d) for d in plan.devices),
+        "GID": shell_word(int(o.gid_index)),
+        "PROTOCOL": shell_word(plan.protocol),
+        "PRIO": shell_word(int(o.lossless_priority)),
+        "MINB": shell_word(o.nccl_min_bytes),
+        "MAXB": shell_word(o.nccl_max_bytes),
     }
     n_nodes = len(design.nodes)
     files: Files = {
