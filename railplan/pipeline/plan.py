@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from railplan.catalog import Catalog, load_catalog
-from railplan.design import Design
+from railplan.catalog import Catalog, SwitchModel, load_catalog
+from railplan.design import Design, NodeShape
 from railplan.errors import SpecError
 from railplan.spec import Spec
 from railplan.topology import GENERATORS
-from railplan.topology.shape import resolve_shape
+from railplan.topology.shape import check_capacity, resolve_shape
 from railplan.topology.tiers import TierModels, tier_shortlists, tier_speeds
 from railplan.validate import check
 from railplan.validate.tiers import attachment
@@ -26,9 +26,22 @@ def family_of(spec: Spec, topology: str | None) -> str:
 def needs_choice(spec: Spec, catalog: Catalog, topology: str | None = None) -> bool:
     """True when some tier allows several switch models (CP-SAT then picks per tier)."""
     family = family_of(spec, topology)
-    shape = resolve_shape(spec, catalog)
-    lists = tier_shortlists(spec, catalog, tier_speeds(spec, shape), family)
+    _, _, lists = tier_lists(spec, catalog, family)
     return any(len(models) > 1 for models in lists.values())
+
+
+def tier_lists(
+    spec: Spec, catalog: Catalog, family: str
+) -> tuple[NodeShape, list[int], dict[str, list[SwitchModel]]]:
+    """The node shape, the tier speeds and each tier's allowed models, after the closed-form
+    capacity check (so no generator builds links for a cluster no model can hold)."""
+    shape = resolve_shape(spec, catalog)
+    speeds = tier_speeds(spec, shape)
+    lists = tier_shortlists(spec, catalog, speeds, family)
+    every = {m.id: m for models in lists.values() for m in models}
+    gbps = [speeds.leaf_down, speeds.leaf_up, speeds.spine_up]
+    check_capacity(spec, shape, [every[k] for k in sorted(every)], gbps)
+    return shape, gbps, lists
 
 
 def plan(spec: Spec, catalog: Catalog | None = None, topology: str | None = None) -> Design:
@@ -42,8 +55,7 @@ def plan(spec: Spec, catalog: Catalog | None = None, topology: str | None = None
     """
     catalog = catalog or load_catalog()
     family = family_of(spec, topology)
-    shape = resolve_shape(spec, catalog)
-    lists = tier_shortlists(spec, catalog, tier_speeds(spec, shape), family)
+    shape, _, lists = tier_lists(spec, catalog, family)
     if any(len(models) > 1 for models in lists.values()):
         from railplan.solve.switch_choice import choose  # the solver package owns ortools
 

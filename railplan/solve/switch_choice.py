@@ -47,7 +47,7 @@ from railplan.solve.tier_terms import (
 )
 from railplan.spec import Spec
 from railplan.topology import GENERATORS
-from railplan.topology.shape import resolve_shape
+from railplan.topology.shape import check_capacity, resolve_shape
 from railplan.topology.tiers import LAYERED, TierModels, tier_shortlists, tier_speeds
 from railplan.validate import check
 
@@ -297,6 +297,8 @@ def _builder(
 ) -> Callable[[Combo, SwitchModel | None], tuple[Design, Candidate]]:
     """Build, check and bill one combination (``single``: one model for every tier)."""
     shape = resolve_shape(spec, catalog)
+    speeds = tier_speeds(spec, shape)
+    gbps = [speeds.leaf_down, speeds.leaf_up, speeds.spine_up]
 
     def build(combo: Combo, single: SwitchModel | None) -> tuple[Design, Candidate]:
         leaf, spine, core = combo
@@ -306,6 +308,8 @@ def _builder(
         else:
             pick = terms.models
             models = TierModels(pick[leaf], pick[spine or leaf], pick[core or spine or leaf])
+        tiers = TierModels.of(models)
+        check_capacity(spec, shape, [tiers.leaf, tiers.spine, tiers.core], gbps)  # closed form
         design = GENERATORS[family](spec, shape, models)
         problems = check(design)
         if problems:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -167,3 +168,67 @@ def allowed_switches(spec: Spec, catalog: Catalog, speed_gbps: int) -> list[Swit
     if not models:
         raise InfeasibleError(f"no catalog switch runs {speed_gbps}G ports; add one to catalogs/")
     return sorted(models, key=lambda m: m.id)
+
+
+#: the largest design railplan builds (README "Security and limits"): 32,768 nodes and
+#: 262,144 NIC ports over all planes, e.g. 262,144 GPUs on 8-GPU nodes with one port per GPU,
+#: about 800,000 links in 3 tiers
+MAX_NODES = 32_768
+MAX_NODE_PORTS = 262_144
+
+
+def fabric_capacity(radix: int, ratio: float, tiers: int) -> int:
+    """Most NIC ports one plane of ``tiers`` tiers of ``radix``-port switches can hold.
+
+    An upper bound for every family railplan builds, in closed form: a leaf (or ToR) has at
+    most ``down`` node ports; 2 tiers join at most ``radix`` leaves (a spine port each); in 3
+    tiers a pod holds at most ``radix // 2`` leaves (its spines keep half their ports for the
+    cores) and the cores join at most ``radix`` pods.
+    """
+    down = leaf_split(radix, ratio).down
+    if tiers <= 2:
+        return radix * down
+    return radix * (radix // 2) * down
+
+
+def check_capacity(
+    spec: Spec, shape: NodeShape, models: list[SwitchModel], speeds_gbps: Sequence[int] = ()
+) -> None:
+    """Refuse, before anything is built, a cluster no allowed model can hold (or beyond the
+    ceiling); the message names the limit. Generators still check their exact capacity.
+
+    ``models`` are every model any tier may use and ``speeds_gbps`` every tier's port speed
+    (default: the NIC's); the bound takes each model's largest radix at any of them, so it
+    stays an upper bound for mixed-speed, per-tier fabrics."""
+    nodes = spec.cluster.gpus // shape.gpus
+    ports = nodes * shape.ports
+    if nodes > MAX_NODES:
+        raise InfeasibleError(
+            f"cluster.gpus: {spec.cluster.gpus} GPUs on {shape.gpus}-GPU nodes are {nodes:,} "
+            f"nodes, beyond railplan's ceiling of {MAX_NODES:,} per design; plan the cluster "
+            "in parts"
+        )
+    if ports > MAX_NODE_PORTS:
+        raise InfeasibleError(
+            f"cluster.gpus: {spec.cluster.gpus} GPUs on {nodes:,} nodes of {shape.ports} NIC "
+            f"port(s) need {ports:,} NIC ports, beyond railplan's ceiling of "
+            f"{MAX_NODE_PORTS:,} per design; plan the cluster in parts"
+        )
+    speeds = sorted(set(speeds_gbps) | {shape.port_speed_gbps})
+    radixes = {m.id: max(m.radix(v) for v in speeds) for m in models}
+    usable = {m: r for m, r in radixes.items() if r > 0}
+    if not usable:
+        return  # the generator names the speed no model runs
+    model, radix = max(sorted(usable.items()), key=lambda mr: mr[1])
+    tiers = 3 if spec.fabric.tiers == "auto" else int(spec.fabric.tiers)
+    limit = fabric_capacity(radix, spec.fabric.oversubscription_ratio, tiers)
+    per_plane = ports // spec.fabric.planes
+    if per_plane > limit:
+        most = limit * spec.fabric.planes // shape.ports * shape.gpus
+        raise InfeasibleError(
+            f"cluster.gpus: {spec.cluster.gpus} GPUs need {per_plane:,} NIC ports per plane; a "
+            f"{tiers}-tier {spec.fabric.oversubscription} fabric of {model} "
+            f"({radix}x{shape.port_speed_gbps}G) in any family holds at most {limit:,} per plane "
+            f"({most:,} GPUs with {spec.fabric.planes} plane(s)); add planes or pick a larger "
+            "switch"
+        )
