@@ -116,40 +116,56 @@ def _run(argv: list[str] | None) -> int:
     return code if isinstance(code, int) else 0
 
 
-def _watch(stop: threading.Event) -> None:
-    """The signal thread: on SIGINT/SIGTERM remove temp files, say so and end the process."""
-    signum = signal.sigwait(set(_STOPS))
-    if stop.is_set():  # the command finished; let the main thread exit normally
-        return
-    code, word = _STOPS[signal.Signals(signum)]
-    discard_temporaries()
-    tty = "\x1b[?25h" if sys.stderr.isatty() else ""  # a progress bar may have hidden the cursor
-    os.write(2, f"{tty}\nrailplan: {word}\n".encode())
-    os._exit(code)
+def _watch(read_fd: int) -> None:
+    """The signal thread: on SIGINT/SIGTERM remove temp files, say so and end the process.
+
+    It reads the signal numbers Python's C-level handler writes to the wakeup fd, in whatever
+    thread the kernel delivered the signal to, so it acts at once even while the main thread
+    is inside a CP-SAT solve.
+    """
+    while True:
+        try:
+            data = os.read(read_fd, 64)
+        except InterruptedError:
+            continue
+        except OSError:
+            return
+        if not data:
+            return
+        for number in data:
+            if number in _STOPS:
+                code, word = _STOPS[signal.Signals(number)]
+                discard_temporaries()
+                tty = "\x1b[?25h" if sys.stderr.isatty() else ""  # a progress bar hid the cursor
+                os.write(2, f"{tty}\nrailplan: {word}\n".encode())
+                os._exit(code)
+
+
+def _ignore(_signum: int, _frame: object) -> None:
+    """Python-level handler: nothing; the signal thread does the work (see ``_guarded``)."""
 
 
 def _guarded(argv: list[str] | None) -> int:
-    """``_run`` with SIGINT and SIGTERM taken by a thread of their own.
+    """``_run`` with SIGINT and SIGTERM handled by a thread of their own.
 
-    CP-SAT installs its own SIGINT handler while it solves and resets it to the default when it
-    returns, so after a solve Ctrl-C would kill the process with temp files left. Blocking both
-    signals in every thread (OR-Tools' workers inherit the mask) and taking them with
-    ``sigwait`` makes them reach railplan whatever any library does with its handlers, even in
-    the middle of a solve.
+    The C-level handler Python installs for a signal writes its number to a wakeup fd, which a
+    thread reads: cleanup and exit happen at once, even while the main thread waits inside
+    OR-Tools. CP-SAT would install its own SIGINT handler while it solves and reset it to the
+    default action when it returns (so a later Ctrl-C killed the process with temp files
+    left); railplan's solvers set ``catch_sigint_signal = False`` so the handler stays.
     """
-    stops = set(_STOPS)
-    stop = threading.Event()
-    signal.pthread_sigmask(signal.SIG_BLOCK, stops)
-    watcher = threading.Thread(target=_watch, args=(stop,), name="railplan-signals", daemon=True)
-    watcher.start()
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    previous = {s: signal.signal(s, _ignore) for s in _STOPS}
+    old_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+    threading.Thread(target=_watch, args=(read_fd,), name="railplan-signals", daemon=True).start()
     try:
         return _run(argv)
     finally:
-        stop.set()
-        if watcher.ident is not None and watcher.is_alive():
-            signal.pthread_kill(watcher.ident, signal.SIGINT)  # wakes its sigwait
-        watcher.join(timeout=1)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+        signal.set_wakeup_fd(old_fd)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        os.close(write_fd)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -160,5 +176,5 @@ def main(argv: list[str] | None = None) -> None:
     keep their own signal handling.
     """
     args = sys.argv[1:] if argv is None else argv
-    use_thread = argv is None and hasattr(signal, "pthread_sigmask") and args[:1] != ["tui"]
+    use_thread = argv is None and args[:1] != ["tui"]
     sys.exit(_guarded(argv) if use_thread else _run(argv))

@@ -162,6 +162,7 @@ def solve(problem: CoverProblem, time_limit_s: float = 10.0, seed: int = 0) -> C
     for var, value in zip(y, hint, strict=True):
         model.add_hint(var, value)
     solver = cp_model.CpSolver()
+    solver.parameters.catch_sigint_signal = False  # keep the caller's Ctrl-C handling
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = seed
     # phase 1: fewest pairs

@@ -385,6 +385,7 @@ def _solve(
                     model.add_hint(var, rr == r)
     solver = cp_model.CpSolver()
     p = solver.parameters
+    p.catch_sigint_signal = False  # keep the caller's Ctrl-C handling (the CLI's signal thread)
     p.random_seed = rules.random_seed
     p.num_workers = rules.num_workers
     # several workers are deterministic only when interleaved (one worker always is)

@@ -413,6 +413,7 @@ def _tie_key(combo: Combo) -> tuple[str, str, str]:
 
 def _solver(time_limit_s: float) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
+    solver.parameters.catch_sigint_signal = False  # keep the caller's Ctrl-C handling
     solver.parameters.max_time_in_seconds = float(time_limit_s)
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = SEED
