@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from railplan.errors import FieldInputError
+from railplan.safe_load import load_json as load_untrusted_json
+from railplan.safe_load import load_yaml
 
 #: how much of a bad line an error message quotes
 _QUOTE = 60
@@ -49,6 +51,32 @@ def read_text(path: str | Path) -> str:
     if b"\x00" in data[:4096]:
         raise ParseError(str(file), None, "is a binary file, expected the tool's text output")
     return data.decode("utf-8", errors="replace")
+
+
+def read_data(path: str | Path) -> Any:
+    """A YAML or JSON field input (expectations, manifest, name map) read with railplan's safe
+    reader: bounded size, depth and aliases, no tags, no duplicate keys; errors name the file."""
+    file = Path(path)
+    text = read_text(file)
+    if not text.strip():
+        return None
+    if file.suffix.lower() == ".json":
+        return load_untrusted_json(text, file.name, FieldInputError)
+    return load_yaml(text, file.name, FieldInputError)
+
+
+#: most digits in a row a tool output may hold (a 64-bit counter has 20, a GUID 16 hex digits)
+MAX_DIGITS = 64
+_HUGE = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
+
+
+def no_huge_numbers(text: str, source: str) -> None:
+    """Refuse a text with a run of more than MAX_DIGITS digits before any int() sees it (Python
+    refuses to convert more than 4,300 digits, and no tool prints such a number)."""
+    m = _HUGE.search(text)
+    if m is not None:
+        line = text.count("\n", 0, m.start()) + 1
+        raise ParseError(source, line, f"holds a number of more than {MAX_DIGITS} digits")
 
 
 def finite(value: str, source: str, line: int, what: str) -> float:

@@ -65,11 +65,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from railplan.catalog import load_catalog
 from railplan.design import Design
-from railplan.field.common import FieldInputError, ParseError, read_text
+from railplan.field.common import FieldInputError, ParseError, read_data
 from railplan.field.diagnose import Diagnosis, PairResult, diagnose
 from railplan.field.measure import Measure
 from railplan.field.names import NameMap
@@ -92,12 +90,7 @@ STATUSES = ("pass", "fail", "missing", "error", "skipped")
 def load_expectations(path: str | Path) -> list[Expectation]:
     """Expectations from a JSON or YAML file: a list, or a mapping with ``expectations``."""
     name = Path(path).name
-    try:
-        data = yaml.safe_load(read_text(path))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark else ""
-        raise FieldInputError(f"{name}{line}: not valid YAML or JSON") from None
+    data = read_data(path)
     if isinstance(data, dict):
         data = data.get("expectations", data.get("tests"))
     if not isinstance(data, list):
@@ -196,12 +189,7 @@ def read_manifest(results_dir: Path) -> dict[str, Any]:
     for name in MANIFESTS:
         path = results_dir / name
         if path.is_file():
-            try:
-                data = yaml.safe_load(read_text(path)) or {}
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                line = f" line {mark.line + 1}" if mark else ""
-                raise FieldInputError(f"{name}{line}: not valid YAML or JSON") from None
+            data = read_data(path) or {}
             if not isinstance(data, dict):
                 raise FieldInputError(
                     f"{name}: a manifest is a mapping with 'files' and 'expectations'"

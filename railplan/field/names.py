@@ -35,11 +35,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from railplan.design import Design, Switch
-from railplan.field.common import FieldInputError, read_text
+from railplan.field.common import FieldInputError, read_data
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -60,14 +59,14 @@ class _NameMapFile(BaseModel):
     lanes_per_cage: int = Field(8, ge=1, le=64)
 
 
-_NIC = re.compile(r"^nic(\d+)(?:\.p(\d+))?$", re.IGNORECASE)
-_HCA = re.compile(r"^mlx\d+_(\d+)(?:[:/ ](?:port\s*)?(\d+))?$", re.IGNORECASE)
-_P = re.compile(r"^p(\d+)(?:/(\d+))?$", re.IGNORECASE)
-_SWP = re.compile(r"^swp(\d+)(?:s(\d+))?$", re.IGNORECASE)
-_ETP = re.compile(r"^etp(\d+)([a-h])?$", re.IGNORECASE)
-_SONIC = re.compile(r"^Ethernet(\d+)$", re.IGNORECASE)
-_CAGE_LANE = re.compile(r"^(?:Ethernet|et)(\d+)/(\d+)$", re.IGNORECASE)
-_NXOS = re.compile(r"^Eth\d+/(\d+)(?:/(\d+))?$", re.IGNORECASE)
+_NIC = re.compile(r"^nic(\d{1,9})(?:\.p(\d{1,9}))?$", re.IGNORECASE)
+_HCA = re.compile(r"^mlx\d+_(\d{1,9})(?:[:/ ](?:port\s*)?(\d{1,9}))?$", re.IGNORECASE)
+_P = re.compile(r"^p(\d{1,9})(?:/(\d{1,9}))?$", re.IGNORECASE)
+_SWP = re.compile(r"^swp(\d{1,9})(?:s(\d{1,9}))?$", re.IGNORECASE)
+_ETP = re.compile(r"^etp(\d{1,9})([a-h])?$", re.IGNORECASE)
+_SONIC = re.compile(r"^Ethernet(\d{1,9})$", re.IGNORECASE)
+_CAGE_LANE = re.compile(r"^(?:Ethernet|et)(\d{1,9})/(\d{1,9})$", re.IGNORECASE)
+_NXOS = re.compile(r"^Eth\d+/(\d{1,9})(?:/(\d{1,9}))?$", re.IGNORECASE)
 _GUID = re.compile(r"^(?:[SHR]-)?(?:0x)?([0-9a-f]{1,16})$", re.IGNORECASE)
 
 
@@ -123,16 +122,8 @@ class NameMap:
         """The name map in ``path`` (YAML or JSON), or the defaults when ``path`` is None."""
         if path is None:
             return cls(design)
-        text = read_text(path)
         name = Path(path).name
-        try:
-            data: Any = yaml.safe_load(text) if text.strip() else {}
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" line {mark.line + 1}" if mark else ""
-            raise FieldInputError(
-                f"{name}{where}: the name map is not valid YAML or JSON"
-            ) from None
+        data: Any = read_data(path)
         if data is None:
             data = {}
         if not isinstance(data, dict):

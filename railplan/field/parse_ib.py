@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from railplan.field.common import Neighbors, ParseError, Sighting, finite, read_text
+from railplan.field.common import (
+    Neighbors,
+    ParseError,
+    Sighting,
+    finite,
+    no_huge_numbers,
+    read_text,
+)
 from railplan.field.names import split_ib_description
 
 #: data rate per lane of each InfiniBand speed, Gb/s
@@ -80,6 +87,7 @@ def parse_ibnetdiscover_file(path: str | Path) -> Neighbors:
 
 def parse_ibnetdiscover(text: str, source: str) -> Neighbors:
     """Sightings of every cabled port in an ``ibnetdiscover`` topology file."""
+    no_huge_numbers(text, source)
     out: list[Sighting] = []
     node: tuple[str, str, str] | None = None  # (kind, guid name, description)
     seen_node = False
@@ -162,6 +170,7 @@ def parse_iblinkinfo_file(path: str | Path) -> Neighbors:
 
 def parse_iblinkinfo(text: str, source: str) -> Neighbors:
     """Sightings of every linked port in ``iblinkinfo`` output (default or ``-l`` line mode)."""
+    no_huge_numbers(text, source)
     out: list[Sighting] = []
     node: tuple[str, str, str] | None = None  # (kind, guid, description)
     any_port = False

@@ -22,6 +22,7 @@ from railplan.field.common import (
     device_from_filename,
     line_of,
     load_json,
+    no_huge_numbers,
     read_text,
 )
 
@@ -48,6 +49,7 @@ def parse_lldp_file(path: str | Path, device: str | None = None) -> Neighbors:
 
 def parse_lldp_text(text: str, source: str, device: str) -> Neighbors:
     """Parse LLDP output already read; the format is recognised from the content."""
+    no_huge_numbers(text, source)
     stripped = text.lstrip()
     if not stripped:
         raise ParseError(source, None, "is empty; expected LLDP neighbour output")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from railplan.field.common import ParseError, finite, line_of, load_json, read_text
+from railplan.field.common import ParseError, finite, line_of, load_json, no_huge_numbers, read_text
 
 DTYPES = frozenset(
     [
@@ -127,6 +127,7 @@ def parse_nccl_file(path: str | Path) -> NcclResult:
 
 def parse_nccl_text(text: str, source: str) -> NcclResult:
     """Parse the text table nccl-tests prints on stdout."""
+    no_huge_numbers(text, source)
     rows: list[NcclRow] = []
     hosts: list[str] = []
     errors: list[str] = []
@@ -230,6 +231,7 @@ def _guess_collective(text: str) -> str:
 
 def parse_nccl_json(text: str, source: str) -> NcclResult:
     """Parse the JSON file nccl-tests writes with ``-J FILE`` (format version 2)."""
+    no_huge_numbers(text, source)
     doc = load_json(text, source)
     if not isinstance(doc, dict) or "results" not in doc:
         raise ParseError(
@@ -364,6 +366,7 @@ _GDR_OFF = re.compile(r"GPU Direct RDMA Disabled for HCA[^\n]*", re.I)
 
 def parse_nccl_log(text: str, source: str) -> NcclLog:
     """Inter-node channels of an NCCL_DEBUG=INFO log and whether each uses GPUDirect RDMA."""
+    no_huge_numbers(text, source)
     channels = []
     disabled = []
     for number, line in enumerate(text.splitlines(), 1):

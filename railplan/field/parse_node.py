@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from railplan.field.common import ParseError, finite, read_text
+from railplan.field.common import ParseError, finite, no_huge_numbers, read_text
 
 _DEVICE = re.compile(r"^((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+(.*)$")
 _ACSCTL = re.compile(r"ACSCtl:\s*(.*)$")
@@ -45,6 +45,7 @@ class AcsReport:
 
 def parse_lspci_acs(text: str, source: str) -> AcsReport:
     """Every ACSCtl line of ``lspci -vvv`` output (whole or grepped)."""
+    no_huge_numbers(text, source)
     device = ""
     controls = []
     denied = 0
@@ -99,6 +100,7 @@ _KEY = re.compile(r"^([A-Za-z][A-Za-z ]*?):\s*(.*)$")
 
 def parse_ibstat(text: str, source: str) -> tuple[IbPort, ...]:
     """Every port of every CA in ``ibstat`` output (other tools' output around it is skipped)."""
+    no_huge_numbers(text, source)
     ports: list[IbPort] = []
     ca = ""
     current: dict[str, str] | None = None
@@ -169,6 +171,7 @@ _ACTIVE_MTU = re.compile(r"^active_mtu:\s*(\d+)")
 
 def parse_ibv_devinfo(text: str, source: str) -> tuple[tuple[str, int, int], ...]:
     """(device, port, active MTU) of every port in ``ibv_devinfo`` output."""
+    no_huge_numbers(text, source)
     out = []
     hca, port = "", 0
     for number, raw in enumerate(text.splitlines(), 1):

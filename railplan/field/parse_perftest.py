@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from railplan.field.common import ParseError, finite, read_text
+from railplan.field.common import ParseError, finite, no_huge_numbers, read_text
 
 #: Gb/s per unit of each perftest bandwidth column
 _BW_UNIT = {"gb/sec": 1.0, "mb/sec": 8 * 2**20 / 1e9, "mib/sec": 8 * 2**20 / 1e9}
@@ -90,6 +90,7 @@ def parse_perftest_file(path: str | Path) -> PerftestResult:
 
 def parse_perftest(text: str, source: str) -> PerftestResult:
     """Parse the output of one perftest run (client or server side, or both concatenated)."""
+    no_huge_numbers(text, source)
     kind = ""
     unit = 1.0
     title = device = link = ""

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from railplan.catalog import Catalog
-from railplan.design import design_from_dict, design_to_json
-from railplan.errors import DesignFileError
+from railplan.design import design_to_json
 from railplan.pipeline.layout import complete
+from railplan.pipeline.source import read_design
 from railplan.render.atomic import write_atomic
 from railplan.spec import Spec, load_spec, spec_from_dict, spec_to_yaml
 from railplan.tui.compute import METHOD_NAMES, Method, design_of
@@ -19,14 +18,7 @@ def read_spec(path: Path) -> Spec:
     """A spec from a .yaml spec file or from the spec inside a design.json (CLI messages)."""
     if path.suffix.lower() != ".json":
         return load_spec(path)
-    try:
-        design = design_from_dict(json.loads(path.read_text(encoding="utf-8")))
-    except FileNotFoundError:
-        raise DesignFileError(f"design file {path} does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise DesignFileError(f"{path}: not valid JSON at line {exc.lineno}") from None
-    except (KeyError, TypeError, ValueError) as exc:
-        raise DesignFileError(f"{path}: not a railplan design file ({exc})") from None
+    design = read_design(path)  # the CLI's reader: type-checked, bounded
     return spec_from_dict(design.spec, str(path))
 
 
