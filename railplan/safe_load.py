@@ -37,7 +37,7 @@ MAX_INT_DIGITS = 40
 
 _CORE = "tag:yaml.org,2002:"
 #: explicit tags that only restate a plain type (``!!str 42``) are harmless
-_PLAIN_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "seq", "map")}
+_PLAIN_TAGS = {_CORE + t for t in ("str", "seq", "map")}
 #: implicit resolvers kept: a date stays a string, a lone ``=`` stays a string
 _DROPPED_RESOLVERS = {_CORE + "timestamp", _CORE + "value"}
 
@@ -156,10 +156,17 @@ class _Loader(yaml.SafeLoader):
                 f"the number {_short(text)} has more than {MAX_INT_DIGITS} digits",
                 _line(node.start_mark),
             )
-        return super().construct_yaml_int(node)
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:
+            raise _Refused(f"{_short(text)} is not a number", _line(node.start_mark)) from None
 
     def construct_yaml_float(self, node: nodes.ScalarNode) -> float:
-        value = super().construct_yaml_float(node)
+        try:
+            value = super().construct_yaml_float(node)
+        except ValueError:
+            line = _line(node.start_mark)
+            raise _Refused(f"{_short(str(node.value))} is not a number", line) from None
         if not math.isfinite(value):
             raise _Refused(
                 f"{_short(str(node.value))} is not a finite number", _line(node.start_mark)
@@ -180,12 +187,13 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _size(n: int) -> str:
+    return f"{n // 1024 // 1024} MiB" if n >= 1024 * 1024 else f"{n // 1024} KiB"
+
+
 def _decode(data: bytes | str, what: str, error: type[RailplanError], limit: int) -> str:
     if len(data) > limit:
-        raise error(
-            f"{what}: {len(data):,} bytes is more than the {limit // 1024 // 1024} MiB railplan "
-            "reads from one file"
-        )
+        raise error(f"{what}: {len(data):,} bytes is more than the {_size(limit)} railplan reads")
     if isinstance(data, str):
         return data
     try:
@@ -252,8 +260,7 @@ def read_file(path: str | Path, what: str, error: type[RailplanError], limit: in
         size = file.stat().st_size
         if size > limit:
             raise error(
-                f"{what} {file}: {size:,} bytes is more than the {limit // 1024 // 1024} MiB "
-                "railplan reads from one file"
+                f"{what} {file}: {size:,} bytes is more than the {_size(limit)} railplan reads"
             )
         return file.read_bytes()
     except FileNotFoundError:

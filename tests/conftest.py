@@ -34,8 +34,13 @@ class CliResult:
 
 
 @pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
-    """Run ``railplan ARGS`` in-process; returns exit code, stdout and stderr."""
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Run ``railplan ARGS`` in-process; returns exit code, stdout and stderr.
+
+    RAILPLAN_DEBUG=1: an internal error (exit 70 for users) raises here, so the test fails on it
+    with its traceback.
+    """
+    monkeypatch.setenv("RAILPLAN_DEBUG", "1")
 
     def run(*args: str) -> CliResult:
         capsys.readouterr()

@@ -328,9 +328,12 @@ srun_nccl() {  # srun_nccl TEST_ID BINARY HOSTS ENV
     n=$(tr ',' '\\n' <<< "$hosts" | wc -l)
     where=(-w "$hosts")
   fi
-  env "${kv[@]}" srun --overlap --mpi=pmix -N "$n" "${where[@]}" \\
-    --ntasks-per-node="$GPUS_PER_NODE" --gpus-per-node="$GPUS_PER_NODE" \\
-    "$NCCL_TESTS/$binary" -b @MINB@ -e @MAXB@ -f 2 -g 1 > "$RESULTS/$test/nccl.log" 2>&1 || true
+  (  # the NCCL settings as variables (export takes NAME=value only, never a command)
+    for pair in "${kv[@]}"; do export "${pair?}"; done
+    srun --overlap --mpi=pmix -N "$n" "${where[@]}" \\
+      --ntasks-per-node="$GPUS_PER_NODE" --gpus-per-node="$GPUS_PER_NODE" \\
+      "$NCCL_TESTS/$binary" -b @MINB@ -e @MAXB@ -f 2 -g 1
+  ) > "$RESULTS/$test/nccl.log" 2>&1 || true
 }
 """
 

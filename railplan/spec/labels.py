@@ -26,7 +26,7 @@ FIELDS = {
 }
 MAX_WIDTH = 32
 MAX_TEMPLATE = 200
-_SPEC = re.compile(r"^(?:[^{}]?[<>^=])?0?(?P<width>\d{1,3})?(?P<type>[ds])?$")
+_SPEC = re.compile(r"^(?:[^{}]?[<>^=])?0?(?P<width>\d+)?(?P<type>[ds])?$")
 _SAMPLE = {
     "rack": "R0101",
     "u": 1,
@@ -70,7 +70,8 @@ def _field(name: str | None, spec: str, conversion: str | None) -> str:
     m = _SPEC.match(spec)
     if m is None:
         return f"{{{name}:{spec}}}: only fill, alignment, 0, a width and d or s are allowed"
-    if m.group("width") and int(m.group("width")) > MAX_WIDTH:
+    width = m.group("width") or ""
+    if len(width) > 3 or (width and int(width) > MAX_WIDTH):
         return f"{{{name}:{spec}}}: a width over {MAX_WIDTH} characters does not fit a label"
     kind = m.group("type")
     if kind == "d" and FIELDS[name] is not int:

@@ -95,7 +95,6 @@ class FabricSpec(_Strict):
     topology: Literal["roft", "rail-only", "matrix", "fat-tree"] = "roft"
     switches: list[CatalogId] | None = Field(
         None,
-        max_length=64,
         description="Allowed switch model ids (default: every catalog switch at the NIC speed)",
     )
     oversubscription: str = Field(
@@ -266,7 +265,7 @@ class LayoutSpec(_Strict):
     network_racks: Literal["end-of-row", "middle-of-row", "in-row", "network-row"] = Field(
         default="end-of-row", description="Where the racks for leaves, spines and cores stand"
     )
-    network_rack_count: Annotated[int, Field(ge=1, le=MAX_NETWORK_RACKS)] | Literal["auto"] = Field(
+    network_rack_count: int | Literal["auto"] = Field(
         default="auto",
         description="Network racks in all (auto: enough for the switches' U and power, +25%)",
     )
@@ -291,6 +290,13 @@ class LayoutSpec(_Strict):
         description="Cable end label; fields: rack, u, device, port, cable, link, plane, rail",
     )
     colour_by: Literal["rail", "plane"] = Field(default="rail", description="Cable colour scheme")
+
+    @field_validator("network_rack_count")
+    @classmethod
+    def _rack_count(cls, v: int | str) -> int | str:
+        if isinstance(v, int) and not 1 <= v <= MAX_NETWORK_RACKS:
+            raise ValueError(f"give 'auto' or a count from 1 to {MAX_NETWORK_RACKS}")
+        return v
 
     @model_validator(mode="after")
     def _nodes_fit(self) -> LayoutSpec:
@@ -318,7 +324,7 @@ class LayoutSpec(_Strict):
         try:
             parse_label_template(self.label_template)
         except ValueError as exc:
-            raise ValueError(f"label_template {shown(self.label_template)} {exc}") from None
+            raise ValueError(f"label_template {shown(self.label_template)}: {exc}") from None
         return self
 
     def node_slots(self) -> list[int]:
