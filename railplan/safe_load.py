@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,10 +30,10 @@ from yaml import events, nodes
 
 from railplan.errors import RailplanError
 
-MAX_BYTES = 8 * 1024 * 1024
+MAX_BYTES = 4 * 1024 * 1024
 MAX_JSON_BYTES = 1024 * 1024 * 1024
 MAX_DEPTH = 64
-MAX_NODES = 1_000_000
+MAX_NODES = 250_000
 MAX_INT_DIGITS = 40
 
 _CORE = "tag:yaml.org,2002:"
@@ -64,9 +65,18 @@ class _Guard:
         self.count = 0
         self.sizes: dict[str, int] = {}
         self.open: list[tuple[str | None, int]] = []
+        self.documents = 0
+        self.aliased = False
 
     def see(self, event: events.Event) -> None:
-        if isinstance(event, events.AliasEvent):
+        if isinstance(event, events.DocumentStartEvent):
+            self.documents += 1
+            if self.documents > 1:
+                raise _Refused(
+                    "holds more than one YAML document ('---'); keep one document per file",
+                    _line(event.start_mark),
+                )
+        elif isinstance(event, events.AliasEvent):
             self._alias(event)
         elif isinstance(event, events.NodeEvent):
             self._node(event)
@@ -106,29 +116,28 @@ class _Guard:
             raise _Refused(
                 f"the alias *{_short(name)} has no anchor &{_short(name)} before it", line
             )
-        self._grow(self.sizes[name], line)
+        self._grow(self.sizes[name], line, alias=True)
 
-    def _grow(self, by: int, line: int | None) -> None:
+    def _grow(self, by: int, line: int | None, alias: bool = False) -> None:
         self.count += by
-        if self.count > self.max_nodes:
+        self.aliased = self.aliased or alias
+        if self.count <= self.max_nodes:
+            return
+        if self.aliased:
             raise _Refused(
                 f"expands to more than {self.max_nodes:,} values through its aliases (an alias "
                 "bomb?); write the values out or use fewer aliases",
                 line,
             )
+        raise _Refused(f"holds more than {self.max_nodes:,} values, more than railplan reads", line)
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader that checks every event first, refuses duplicate keys and odd numbers."""
+#: libyaml's parser when PyYAML was built with it (its events come 20x faster), else PyYAML's
+_BASE: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    def __init__(self, stream: str, max_nodes: int = MAX_NODES) -> None:
-        super().__init__(stream)
-        self._guard = _Guard(max_nodes)
 
-    def get_event(self) -> events.Event:
-        event = super().get_event()
-        self._guard.see(event)
-        return event
+class _Loader(_BASE):  # type: ignore[valid-type,misc]
+    """The safe loader with plain types only: no duplicate keys, bounded and finite numbers."""
 
     def construct_mapping(self, node: nodes.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -225,6 +234,23 @@ def _yaml_problem(exc: yaml.YAMLError) -> tuple[str, int | None]:
     return (f"not valid YAML{detail}; check the indentation and quoting there", _line(mark))
 
 
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+
+
+def _flow_depth(text: str) -> None:
+    """Refuse more than MAX_DEPTH open ``[`` / ``{`` (counted in the raw text, strings and
+    comments included: an overestimate no real file reaches). YAML scanners keep a possible
+    key per open flow level, so thousands of them cost quadratic time before any event."""
+    opened = text.count("[") + text.count("{")
+    if opened <= MAX_DEPTH:
+        return
+    depth = 0
+    for ch in _NOT_BRACKETS.sub("", text):
+        depth = depth + 1 if ch in "[{" else max(0, depth - 1)
+        if depth > MAX_DEPTH:
+            raise _Refused(f"nested more than {MAX_DEPTH} levels deep ([ and {{)")
+
+
 def load_yaml(
     data: bytes | str,
     what: str,
@@ -237,7 +263,11 @@ def load_yaml(
     text = _decode(data, what, error, limit)
     loader = None
     try:
-        loader = _Loader(text, max_nodes)
+        _flow_depth(text)
+        guard = _Guard(max_nodes)
+        for event in yaml.parse(text, Loader=_BASE):  # every check before a node is composed
+            guard.see(event)
+        loader = _Loader(text)
         return loader.get_single_data()
     except _Refused as exc:
         where = f"{what} line {exc.line}" if exc.line else what

@@ -151,8 +151,10 @@ def _guarded(argv: list[str] | None) -> int:
     The C-level handler Python installs for a signal writes its number to a wakeup fd, which a
     thread reads: cleanup and exit happen at once, even while the main thread waits inside
     OR-Tools. CP-SAT would install its own SIGINT handler while it solves and reset it to the
-    default action when it returns (so a later Ctrl-C killed the process with temp files
-    left); railplan's solvers set ``catch_sigint_signal = False`` so the handler stays.
+    default action when it returns (``SigintHandler::~SigintHandler`` in OR-Tools'
+    ``ortools/util/sigint.cc`` calls ``signal(SIGINT, SIG_DFL)``), so a later Ctrl-C killed
+    the process with temp files left; railplan's solvers set ``catch_sigint_signal = False``
+    so the handler stays. Exit codes follow bash's 128 + signal number convention.
     """
     read_fd, write_fd = os.pipe()
     os.set_blocking(write_fd, False)
