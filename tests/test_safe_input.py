@@ -266,3 +266,30 @@ def test_option_checks_come_before_any_planning(cli, tmp_path: Path, monkeypatch
         result = cli(*args)
         assert result.code == 2 and needle in result.err, (args, result.err)
         assert "Traceback" not in result.err
+
+
+def test_csv_cells_that_look_like_formulas_are_neutralised(cli, tmp_path: Path) -> None:
+    """OWASP "CSV Injection": a label template starting with = would run in a spreadsheet."""
+    import csv
+    import io
+
+    from railplan.render.cables_csv import neutralise
+
+    data = yaml.safe_load((EXAMPLES / "seed000-2node.yaml").read_text(encoding="utf-8"))
+    data["layout"]["label_template"] = "=1+{u}-{device}"
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump(data), encoding="utf-8")
+    result = cli("cables", spec, "--naive")
+    assert result.code == 0, result.err
+    rows = list(csv.DictReader(io.StringIO(result.out)))
+    assert rows and all(r["label_a"].startswith("'=1+") for r in rows)
+    assert all(r["a_u"].isdigit() and not r["length_m"].startswith("'") for r in rows)
+    assert [neutralise(v) for v in ("-5", "+3.5e2", "@x", "\tx", "-x", "x=1", 7)] == [
+        "-5",
+        "+3.5e2",
+        "'@x",
+        "'\tx",
+        "'-x",
+        "x=1",
+        7,
+    ]
