@@ -1,20 +1,23 @@
 """Reading untrusted YAML and JSON: bounded size, depth, aliases and numbers, one sentence per refusal.
 
 Every spec, catalog, ``--set`` value, name map, expectations file and design.json a user hands
-to railplan is read here. The YAML checks run on the parser's event stream, before PyYAML
-composes or constructs anything, so an alias bomb (the "billion laughs" pattern) or a
-1,000-deep nesting is refused in milliseconds instead of eating minutes and gigabytes:
+to railplan is read here. The YAML checks run on the parser's event stream (libyaml's parser
+when PyYAML has it) before PyYAML composes or constructs anything, so an alias bomb (the
+"billion laughs" pattern) or a 1,000-deep nesting is refused in milliseconds instead of
+eating minutes and gigabytes:
 
 - the document is at most ``MAX_BYTES`` long and is UTF-8 text;
-- it holds one document, nests at most ``MAX_DEPTH`` levels, and expands (aliases counted at
-  their full size) to at most ``MAX_NODES`` values; a recursive or undefined alias is named;
+- it holds one document, nests at most ``MAX_DEPTH`` levels (flow brackets are counted in the
+  raw text first: YAML scanners spend quadratic time on thousands of open ``[``), and holds
+  at most ``MAX_NODES`` values with every alias counted at its full size; a recursive or
+  undefined alias is named;
 - only the plain YAML types (mapping, list, string, integer, float, true/false, null) are
-  built: explicit tags such as ``!!set``, ``!!binary`` or ``!!python/...`` are refused, and
-  a date stays the string it was written as;
+  built: explicit tags other than ``!!str``, ``!!seq`` and ``!!map`` (``!!set``, ``!!binary``,
+  ``!!python/...``) are refused, and a date stays the string it was written as;
 - a mapping key may appear once, an integer has at most ``MAX_INT_DIGITS`` digits and a float
-  must be finite (no ``.nan``, ``.inf`` or ``1e999``).
+  must be finite (no ``.nan``, ``.inf`` or ``1.0e+999``).
 
-JSON gets the same limits on size, depth and numbers (``NaN`` and ``Infinity`` are refused).
+JSON gets the same limits on size and numbers (``NaN`` and ``Infinity`` are refused).
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ from railplan.catalog import load_catalog
 from railplan.design import Design
 from railplan.errors import DesignFileError
 from railplan.render import scripts
-from railplan.render.scripts import executable, render_scripts, shell_word
+from railplan.render.scripts import executable, render_scripts
+from railplan.render.shell import shell_word
 from railplan.testplan import TestPlanOptions as Options
 from railplan.testplan import build_testplan
 from tests.test_testplan import cabled

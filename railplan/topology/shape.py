@@ -226,9 +226,8 @@ def check_capacity(
     if per_plane > limit:
         most = limit * spec.fabric.planes // shape.ports * shape.gpus
         raise InfeasibleError(
-            f"cluster.gpus: {spec.cluster.gpus} GPUs need {per_plane:,} NIC ports per plane; a "
-            f"{tiers}-tier {spec.fabric.oversubscription} fabric of {model} "
-            f"({radix}x{shape.port_speed_gbps}G) in any family holds at most {limit:,} per plane "
-            f"({most:,} GPUs with {spec.fabric.planes} plane(s)); add planes or pick a larger "
-            "switch"
+            f"cluster.gpus: {spec.cluster.gpus} GPUs exceed what fits: a {tiers}-tier "
+            f"{spec.fabric.oversubscription} fabric of {model} ({radix}x{shape.port_speed_gbps}G) "
+            f"with {spec.fabric.planes} plane(s) in any family holds at most {most} GPUs "
+            f"({limit:,} NIC ports per plane); add planes or pick a larger switch"
         )

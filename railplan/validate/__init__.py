@@ -32,9 +32,9 @@ from railplan.validate.wiring import (
     unique_ids,
 )
 
-#: rules every later rule relies on: ids are unique and every link end exists
-STRUCTURE: list[Callable[[Design], list[str]]] = [unique_ids, ends]
 RULES: list[Callable[[Design], list[str]]] = [
+    unique_ids,
+    ends,
     nic_ports_cabled_once,
     every_switch_used,
     counts,
@@ -61,11 +61,16 @@ def check(design: Design, catalog: Catalog | None = None) -> list[str]:
     their routed lengths and fit their cages (against ``catalog``, default the bundled one),
     and devices that sit inside their racks without overlapping.
     """
-    problems = [p for rule in STRUCTURE for p in rule(design)]
-    if problems:  # the other rules look ends up by id; report the broken structure alone
-        return problems[:MAX_REPORTED]
+    problems: list[str] = []
     for rule in RULES:
-        problems.extend(rule(design))
+        try:
+            problems.extend(rule(design))
+        except (KeyError, IndexError):
+            # rules look link ends up by id and port: a design whose ends are broken (an
+            # edited design.json, already reported by ``unique_ids`` or ``ends``) can stop
+            # one; on a sound design that is a bug and must surface
+            if not problems:
+                raise
         if len(problems) >= MAX_REPORTED:
             return problems[:MAX_REPORTED]
     if design.cables or design.placements:
