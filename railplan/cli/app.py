@@ -156,10 +156,13 @@ def _guarded(argv: list[str] | None) -> int:
     the process with temp files left; railplan's solvers set ``catch_sigint_signal = False``
     so the handler stays. Exit codes follow bash's 128 + signal number convention.
     """
-    read_fd, write_fd = os.pipe()
-    os.set_blocking(write_fd, False)
+    try:
+        read_fd, write_fd = os.pipe()
+        os.set_blocking(write_fd, False)
+        old_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+    except (OSError, ValueError):  # a platform without fd wakeups: Ctrl-C as Python does it
+        return _run(argv)
     previous = {s: signal.signal(s, _ignore) for s in _STOPS}
-    old_fd = signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
     threading.Thread(target=_watch, args=(read_fd,), name="railplan-signals", daemon=True).start()
     try:
         return _run(argv)
