@@ -293,3 +293,20 @@ def test_csv_cells_that_look_like_formulas_are_neutralised(cli, tmp_path: Path) 
         "x=1",
         7,
     ]
+
+
+def test_tool_outputs_with_huge_numbers_are_parse_errors() -> None:
+    """Python refuses int() of more than 4,300 digits; each parser names the file and line."""
+    import re
+
+    from railplan.field import ParseError
+    from tests.test_parsers_fuzz import FIX, PARSERS
+
+    for name, (parse, samples) in sorted(PARSERS.items()):
+        for sample in samples:
+            text = (FIX / sample).read_text(encoding="utf-8")
+            for m in list(re.finditer(r"\d+", text))[:12]:
+                try:
+                    parse(text[: m.start()] + "9" * 5000 + text[m.end() :])
+                except ParseError as exc:
+                    assert "fuzz" in str(exc), (name, str(exc))
