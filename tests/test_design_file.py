@@ -164,3 +164,18 @@ def test_many_problems_are_listed_one_per_line_and_capped() -> None:
     lines = str(info.value).splitlines()
     assert len(lines) == 11 and lines[-1].startswith("d.json: ... and ")
     assert all(line.startswith("d.json: links[") for line in lines[:10])
+
+
+@pytest.mark.parametrize("example", ["superpod-h100-4su", "basepod-8node"])
+def test_per_tier_designs_with_devices_load_back_unchanged(example: str) -> None:
+    """Attached devices, per-tier sizing and two-speed switches pass the boundary types."""
+    from railplan import load_spec, plan
+    from railplan.design import design_from_json, design_to_json
+
+    design = plan(load_spec(ROOT / "examples" / f"{example}.yaml"))
+    text = design_to_json(design)
+    again = design_from_json(text)
+    assert design_to_json(again) == text
+    assert again.sizing.tier_sizing == design.sizing.tier_sizing
+    assert again.devices == design.devices
+    assert design.devices or example != "superpod-h100-4su"  # the UFM appliance

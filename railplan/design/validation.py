@@ -23,6 +23,7 @@ from railplan.design.types import (
     ROLE_TIER,
     Cable,
     Design,
+    Device,
     Link,
     Node,
     NodeShape,
@@ -31,6 +32,7 @@ from railplan.design.types import (
     Routing,
     Sizing,
     Switch,
+    TierSizing,
 )
 from railplan.errors import DesignFileError
 from railplan.identifiers import ID_PATTERN, shorten
@@ -91,6 +93,8 @@ def _field_type(owner: type, name: str, hint: Any) -> Any:
         return _FLOAT
     if typing.get_origin(hint) is tuple:
         (item, *_rest) = typing.get_args(hint)
+        if isinstance(item, type) and dataclasses.is_dataclass(item):
+            return tuple.__class_getitem__((_row_type(item), ...))
         return tuple[_field_type(owner, name, item), ...]  # type: ignore[misc]
     return hint
 
@@ -136,6 +140,7 @@ def _design_type() -> Any:
         "racks": NotRequired[_rows(Rack)],
         "placements": NotRequired[_rows(Placement)],
         "cables": NotRequired[_rows(Cable)],
+        "devices": NotRequired[_rows(Device)],
     }
     design = TypedDict("DesignFile", parts)  # type: ignore[misc]
     design.__pydantic_config__ = _CONFIG  # type: ignore[attr-defined]
@@ -177,7 +182,7 @@ def validated_design(data: Any, where: str = "design") -> Design:
             f"{where}: not a railplan design file (no {', '.join(missing)}); write one with "
             "railplan plan SPEC -o DIR"
         )
-    for key in ("nodes", "switches", "links", "racks", "placements", "cables"):
+    for key in ("nodes", "switches", "links", "racks", "placements", "cables", "devices"):
         rows = data.get(key)
         if isinstance(rows, list) and len(rows) > MAX_ROWS:
             raise DesignFileError(f"{where}: {len(rows):,} {key} is beyond what railplan plans")
@@ -202,7 +207,12 @@ def validated_design(data: Any, where: str = "design") -> Design:
         gpus=doc["gpus"],
         planes=doc["planes"],
         shape=NodeShape(**shape),
-        sizing=Sizing(**doc["sizing"]),
+        sizing=Sizing(
+            **{
+                **doc["sizing"],
+                "tier_sizing": tuple(TierSizing(**t) for t in doc["sizing"].get("tier_sizing", ())),
+            }
+        ),
         routing=Routing(**doc["routing"]),
         nodes=build(Node, "nodes"),
         switches=build(Switch, "switches"),
@@ -211,4 +221,5 @@ def validated_design(data: Any, where: str = "design") -> Design:
         racks=build(Rack, "racks"),
         placements=build(Placement, "placements"),
         cables=build(Cable, "cables"),
+        devices=build(Device, "devices"),
     )
