@@ -11,11 +11,12 @@ import pytest
 from railplan.design import Design
 from railplan.pipeline.plan import plan
 from railplan.spec import spec_from_dict
-from railplan.traffic import collisions
-from railplan.traffic.collisions import analyze, summary_for_compare
+from railplan.traffic import summary
+from railplan.traffic.collisions import analyze
 from railplan.traffic.flows import PatternError
 from railplan.traffic.hashing import expected_permutation_throughput
 from railplan.traffic.routing import RoutingError
+from railplan.traffic.summary import summary_for_compare
 from tests.toy import two_tier
 
 
@@ -200,8 +201,8 @@ def test_summary_for_compare_samples_large_clusters(monkeypatch: pytest.MonkeyPa
     s = summary_for_compare(per_rack())
     assert s["routing"] == "ecmp" and not s["pairs"]["sampled"]
     assert 0 < s["pairs"]["fraction_full"] < 0.5
-    monkeypatch.setattr(collisions, "COMPARE_PAIRS", 100)
-    monkeypatch.setattr(collisions, "COMPARE_ALLTOALL_NODES", 16)
+    monkeypatch.setattr(summary, "COMPARE_PAIRS", 100)
+    monkeypatch.setattr(summary, "COMPARE_JOB_NODES", 16)
     s = summary_for_compare(matrix_design())
     assert s["pairs"]["sampled"] and s["pairs"]["pairs"] == 100 and "note" in s["pairs"]
     assert s["pairs"]["fraction_full"] == 1.0

@@ -21,6 +21,41 @@ from railplan.cli.common import (
 from railplan.cli.progress import progress_bar
 from railplan.cli.show import print_table
 from railplan.traffic.collisions import analyze
+from railplan.traffic.failures import what_if
+
+
+def _rate(data: dict[str, Any]) -> str:
+    rate = data["line_rate_gbps"]
+    if data.get("bonding") == "bond" and rate["nic"] != rate["port"]:
+        return f"{rate['nic']:g}G NIC, {rate['nic'] / rate['port']:g} x {rate['port']:g}G bonded"
+    return f"{rate['nic']:g}G NIC port"
+
+
+def _figures(f: dict[str, Any]) -> str:
+    pace = f["collective_fraction"]
+    text = f"full {f['fraction_full']:.1%}, mean {f['mean']:.2f}, min {f['min']:.2f}"
+    return text + ("" if pace is None else f", pace {pace:.2f}")
+
+
+def _failure_rows(table: Table, fail: dict[str, Any]) -> None:
+    table.add_row(
+        "failed",
+        f"{', '.join(fail['failed'])}: {fail['links_removed']} link(s), "
+        f"{fail['switches_removed']} switch(es), {fail['nic_ports_down']} NIC port(s) down",
+    )
+    table.add_row("before", _figures(fail["before"]))
+    table.add_row("after", _figures(fail["after"]))
+    table.add_row(
+        "pairs",
+        f"{fail['pairs_slower']} slower, {fail['pairs_faster']} faster, "
+        f"{fail['pairs_disconnected']} disconnected",
+    )
+    if fail["cut_off_nodes"]:
+        shown = ", ".join(fail["cut_off_node_list"][:8])
+        more = fail["cut_off_nodes"] - min(8, len(fail["cut_off_node_list"]))
+        table.add_row(
+            "cut off", f"{fail['cut_off_nodes']} node(s): {shown}" + (f" +{more}" if more else "")
+        )
 
 
 def report_table(data: dict[str, Any]) -> Table:
@@ -39,10 +74,12 @@ def report_table(data: dict[str, Any]) -> Table:
     table.add_row(
         "per-pair bandwidth",
         f"min {bw['min']:.2f}  p10 {bw['p10']:.2f}  median {bw['median']:.2f}  "
-        f"mean {bw['mean']:.2f}  max {bw['max']:.2f}  (fraction of {data['line_rate_gbps']:g}G)",
+        f"mean {bw['mean']:.2f}  max {bw['max']:.2f}  (fraction of the {_rate(data)})",
     )
     if data.get("collective_fraction") is not None:
         table.add_row("collective pace", f"{data['collective_fraction']:.2f} (slowest flow)")
+    if data.get("disconnected_pairs"):
+        table.add_row("disconnected", f"{data['disconnected_pairs']} pair(s) (no route)")
     slow = data.get("slow_nodes")
     if slow:
         table.add_row(
@@ -50,6 +87,8 @@ def report_table(data: dict[str, Any]) -> Table:
             f"{slow['every_partner']} slow with every partner (node fault?), "
             f"{slow['some_partners']} slow with some (fabric collisions)",
         )
+    if data.get("failure"):
+        _failure_rows(table, data["failure"])
     for i, hot in enumerate(data["hottest_links"][:5]):
         table.add_row("hottest links" if i == 0 else "", _hot_text(hot))
     for note in data.get("notes", []):
@@ -77,7 +116,11 @@ def analyze_cmd(
     ] = None,
     flows_per_nic: Annotated[
         Optional[int],  # noqa: UP045
-        typer.Option("--flows-per-nic", help="Flows per NIC connection = channels x QPs."),
+        typer.Option(
+            "--flows-per-nic",
+            help="Flows (QPs) per NIC connection = channels x QPs (default: one per NIC port, "
+            "2 on a bonded dual-port NIC).",
+        ),
     ] = None,
     seed: Annotated[
         int,
@@ -93,6 +136,26 @@ def analyze_cmd(
         Optional[int],  # noqa: UP045
         typer.Option("--sample", help="pairs: test a random sample of this many node pairs."),
     ] = None,
+    placement: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--placement",
+            help="pd: spread (default; prefill and decode share every leaf group), split or "
+            "interleave.",
+        ),
+    ] = None,
+    mapping: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option("--mapping", help="pd: all (every prefill to every decode, default) or one."),
+    ] = None,
+    fail: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--fail",
+            help="Take this link or switch out first (repeatable) and report what the "
+            "pattern loses.",
+        ),
+    ] = None,
     hash_model: Annotated[
         str, typer.Option("--hash", help="ECMP hash: crc32 (5-tuple) or random (uniform).")
     ] = "crc32",
@@ -106,20 +169,22 @@ def analyze_cmd(
     out_file(csv_out, "--csv")
     design = src.design()
     options: dict[str, Any] = {}
-    if sample is not None:
-        options["sample"] = sample
+    for key, value in (("sample", sample), ("rule", placement), ("mapping", mapping)):
+        if value is not None:
+            options[key] = value
+    kwargs: dict[str, Any] = dict(
+        routing=routing,
+        flows_per_nic=flows_per_nic,
+        seed=seed,
+        partners=partners,
+        hash=hash_model,
+        **options,
+    )
     with progress_bar(f"{pattern} on {design.name}") as progress:
-        report = analyze(
-            design,
-            pattern=pattern,
-            routing=routing,
-            flows_per_nic=flows_per_nic,
-            seed=seed,
-            partners=partners,
-            progress=progress,
-            hash=hash_model,
-            **options,
-        )
+        if fail:
+            report = what_if(design, fail, pattern, **kwargs)
+        else:
+            report = analyze(design, pattern=pattern, progress=progress, **kwargs)
     data = report.to_json()
     data.pop("seconds", None)  # keep the output byte-identical run to run
     if csv_out is not None:

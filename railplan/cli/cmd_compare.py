@@ -44,10 +44,12 @@ def compare_table(designs: list[dict[str, Any]]) -> Table:
         ]
     if designs and "traffic" in designs[0]:
         rows += [
+            ("traffic per NIC of", _nic),
             ("pairs at full rate", lambda d: _pct(d, "pairs", "fraction_full")),
             ("pairs at half or less", lambda d: _pct(d, "pairs", "fraction_half_or_less")),
             ("pair mean bandwidth", lambda d: _num(d, "pairs", "mean")),
             ("all-to-all pace", lambda d: _num(d, "alltoall", "collective_fraction")),
+            ("prefill-decode pace", lambda d: _num(d, "pd", "collective_fraction")),
         ]
     for label, get in rows:
         table.add_row(label, *(str(get(d)) for d in designs))
@@ -57,6 +59,14 @@ def compare_table(designs: list[dict[str, Any]]) -> Table:
 def _delta(d: dict[str, Any], key: str) -> str:
     v = d.get("vs_roft", {}).get(key)
     return "-" if v is None else f"{v:+,.0f}"
+
+
+def _nic(d: dict[str, Any]) -> str:
+    t = d["traffic"]
+    rate = t["line_rate_gbps"]
+    if t["bonding"] == "bond" and rate["nic"] != rate["port"]:
+        return f"{rate['nic']:g}G bond"
+    return f"{rate['nic']:g}G port"
 
 
 def _pct(d: dict[str, Any], test: str, key: str) -> str:
@@ -76,7 +86,7 @@ def compare_cmd(
     json_out: JsonFlag = False,
     traffic: Annotated[
         bool,
-        typer.Option("--traffic/--no-traffic", help="Add pair-test and all-to-all figures."),
+        typer.Option("--traffic/--no-traffic", help="Add pair-test, all-to-all and PD figures."),
     ] = True,
     layout: Annotated[
         bool,

@@ -58,25 +58,29 @@ def _bfs(start: int, edges: dict[int, set[int]]) -> dict[int, int]:
     return dist
 
 
-def _endpoints(design: Design) -> tuple[set[str], set[str]]:
-    """Switches a flow can enter and leave by: Matrix flows go A port -> B port, others any."""
+def _endpoints(design: Design) -> list[tuple[set[str], set[str]]]:
+    """(entry leaves, exit leaves) of the flows between NIC ports.
+
+    A Matrix delivers a flow entering on an A leaf from a B leaf and the other way round
+    (``railplan.design.endpoints``: X.A -> A_i -> B_j -> Y.B, X.B -> B_j -> A_i -> Y.A); elsewhere any
+    leaf that hosts NIC ports talks to any other.
+    """
     hosts: Counter[str] = Counter(lk.b_device for lk in design.links if lk.kind == "node-leaf")
     roles = {s.id: s.role for s in design.switches}
     if any(r == "leaf-a" for r in roles.values()):
-        return (
-            {s for s in hosts if roles.get(s) == "leaf-a"},
-            {s for s in hosts if roles.get(s) == "leaf-b"},
-        )
-    return set(hosts), set(hosts)
+        a = {s for s in hosts if roles.get(s) == "leaf-a"}
+        b = {s for s in hosts if roles.get(s) == "leaf-b"}
+        return [(a, b), (b, a)]
+    return [(set(hosts), set(hosts))]
 
 
 def max_hops(design: Design) -> int:
     """Most switches a packet crosses between two NIC ports, on the paths the routing uses.
 
     Path lengths come from the wiring (shortest paths in the switch graph, computed on its
-    quotient by structural equivalence so 32k-GPU designs stay fast). Matrix flows leave on
-    the source's A port and arrive on the destination's B port, so they are counted A -> B.
-    Pairs that cannot reach each other (different rails of rail-only) do not count.
+    quotient by structural equivalence so 32k-GPU designs stay fast). Matrix flows run from an
+    A leaf to a B leaf or from a B leaf to an A leaf, so both directions are counted. Pairs
+    that cannot reach each other (different rails of rail-only) do not count.
     """
     adj = switch_adjacency(design)
     roles = {s.id: s.role for s in design.switches}
@@ -85,15 +89,16 @@ def max_hops(design: Design) -> int:
     size: Counter[int] = Counter(cls.values())
     for sw, nbrs in adj.items():
         edges[cls[sw]].update(cls[n] for n in nbrs)
-    sources, targets = _endpoints(design)
-    src_classes = {cls[s] for s in sources}
-    dst_classes = {cls[t] for t in targets}
-    best = 1 if sources and targets else 0
-    for c in src_classes:
-        dist = _bfs(c, edges)
-        for t in dst_classes:
-            if t != c and t in dist:
-                best = max(best, dist[t] + 1)
-            elif t == c and size[c] > 1 and edges[c]:
-                best = max(best, 3)  # two members of a class meet through a shared neighbour
+    best = 0
+    for sources, targets in _endpoints(design):
+        if sources and targets:
+            best = max(best, 1)
+        dst_classes = {cls[t] for t in targets}
+        for c in {cls[s] for s in sources}:
+            dist = _bfs(c, edges)
+            for t in dst_classes:
+                if t != c and t in dist:
+                    best = max(best, dist[t] + 1)
+                elif t == c and size[c] > 1 and edges[c]:
+                    best = max(best, 3)  # two members of a class meet through a shared neighbour
     return best

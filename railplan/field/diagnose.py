@@ -22,7 +22,8 @@ import numpy as np
 
 from railplan.design import Design, Link
 from railplan.errors import RailplanError
-from railplan.traffic.routing import fabric_index, matrix_connection_ports, paths, rail_ports
+from railplan.traffic.flows import default_flows_per_nic, flow_set
+from railplan.traffic.routing import fabric_index, paths
 
 #: most candidate pairs examined when looking for the test that splits the suspects
 SUGGEST_BUDGET = 3000
@@ -103,16 +104,13 @@ class Diagnosis:
 
 
 def _port_pairs(design: Design, u: str, v: str) -> list[tuple[int, int]]:
-    """Node ports a full (every-rail) test between u and v uses, one pair per rail."""
+    """(u port, v port) of every flow a full (every-rail) test from u to v makes, in port order:
+    the same rail on both ends, or on a Matrix an A port to a B port and a B port to an A port."""
     ix = fabric_index(design)
-    if ix.is_matrix:
-        s, d = ix.node_pos[u], ix.node_pos[v]
-        out = []
-        for nic in range(len(ix.a_ports)):
-            sp, dp = matrix_connection_ports(ix, np.array([s]), np.array([d]), np.array([nic]))
-            out.append((int(sp[0]), int(dp[0])))
-        return out
-    return [(p, p) for p in rail_ports(ix)]
+    s = np.array([ix.node_pos[u]], dtype=np.int64)
+    d = np.array([ix.node_pos[v]], dtype=np.int64)
+    fs = flow_set(ix, s, d, default_flows_per_nic(ix))
+    return sorted(set(zip(fs.src_port.tolist(), fs.dst_port.tolist(), strict=True)))
 
 
 _CACHE: dict[

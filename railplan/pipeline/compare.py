@@ -13,7 +13,7 @@ from railplan.errors import InfeasibleError, SpecError
 from railplan.physical.bom import Bom
 from railplan.pipeline.build import build
 from railplan.spec import Spec
-from railplan.traffic.collisions import summary_for_compare
+from railplan.traffic.summary import summary_for_compare
 
 FAMILIES = ("roft", "matrix", "fat-tree", "rail-only")
 

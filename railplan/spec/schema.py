@@ -62,6 +62,12 @@ class ClusterSpec(_Strict):
     nics_per_node: int | None = Field(None, ge=1, le=64)
     ports_per_nic: int | None = Field(None, ge=1, le=4)
     port_speed_gbps: int | None = Field(None, gt=0, le=3200)
+    bonding: Literal["auto", "bond", "independent"] = Field(
+        "auto",
+        description="How a multi-port NIC's ports are used: bond (one logical NIC, RoCE LAG "
+        "such as mlx5_bond_0 or bnxt_re_bond0; QPs alternate over its ports), independent "
+        "(each port its own rail endpoint), or auto (bond on a Matrix, else independent)",
+    )
 
 
 class MatrixSpec(_Strict):

@@ -19,7 +19,12 @@ HISTOGRAM_EDGES = tuple(round(0.1 * i, 1) for i in range(11))
 
 @dataclass
 class CollisionReport:
-    """What every node pair of a pattern gets, as a fraction of NIC line rate, and why."""
+    """What every node pair of a pattern gets, as a fraction of NIC line rate, and why.
+
+    ``line_rate_gbps`` is the logical NIC's (both ports of a bonded NIC), ``port_rate_gbps``
+    one port's. A pair with a connection that cannot be routed (a dead port, no path) is at 0
+    and its bottleneck reads ``disconnected``. ``failure`` holds the what-if of ``--fail``.
+    """
 
     design: str
     topology: str
@@ -31,6 +36,8 @@ class CollisionReport:
     seed: int
     flows: int
     line_rate_gbps: float
+    port_rate_gbps: float
+    bonding: str
     node_ids: list[str]
     pair_nodes: NDArray[np.int64]
     pair_fraction: NDArray[np.float64]
@@ -39,6 +46,7 @@ class CollisionReport:
     hottest: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    failure: dict[str, Any] | None = None
 
     @property
     def pairs(self) -> int:
@@ -73,6 +81,11 @@ class CollisionReport:
         counts, _ = np.histogram(np.clip(self.pair_fraction, 0, 1), bins=HISTOGRAM_EDGES)
         return {"edges": list(HISTOGRAM_EDGES), "counts": counts.astype(int).tolist()}
 
+    @property
+    def disconnected(self) -> NDArray[np.bool_]:
+        """Pairs with a connection that cannot be routed."""
+        return np.array([neck == "disconnected" for neck in self.pair_bottleneck], dtype=bool)
+
     def slow_nodes(self) -> dict[str, list[str]]:
         """The partner test's diagnostic: nodes slow with every partner (node fault) vs only some."""
         if not self.pairs:
@@ -102,7 +115,8 @@ class CollisionReport:
             "seed": self.seed,
             "flows": self.flows,
             "pairs": self.pairs,
-            "line_rate_gbps": self.line_rate_gbps,
+            "bonding": self.bonding,
+            "line_rate_gbps": {"nic": self.line_rate_gbps, "port": self.port_rate_gbps},
             "fraction_full": round(self.fraction_full, 4),
             "fraction_half_or_less": round(self.fraction_half_or_less, 4),
             "bandwidth": self.bandwidth,
@@ -114,6 +128,9 @@ class CollisionReport:
             "notes": list(self.notes),
             "seconds": round(self.seconds, 3),
         }
+        out["disconnected_pairs"] = int(self.disconnected.sum())
+        if self.failure is not None:
+            out["failure"] = self.failure
         if self.pattern == "pairs":
             slow = self.slow_nodes()
             out["slow_nodes"] = {

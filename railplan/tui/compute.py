@@ -23,7 +23,7 @@ from railplan.pipeline.build import build
 from railplan.pipeline.compare import FAMILIES, compare
 from railplan.pipeline.layout import complete
 from railplan.spec import Spec
-from railplan.traffic.collisions import summary_for_compare
+from railplan.traffic.summary import summary_for_compare
 from railplan.tui.runner import InlineRunner, Runner
 
 Method = Literal["naive", "cp-sat"]

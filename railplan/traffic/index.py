@@ -1,0 +1,242 @@
+"""FabricIndex: a Design as integer arrays (links, equal-cost groups, leaf positions), cached."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import shortest_path
+
+from railplan.design import Design, Link
+from railplan.design.endpoints import endpoints
+from railplan.errors import RailplanError
+from railplan.traffic.hashing import switch_seeds
+
+UNREACHABLE = np.iinfo(np.int16).max
+
+
+class RoutingError(RailplanError):
+    """A flow cannot be routed: unknown endpoint, uncabled port or no path."""
+
+
+class FabricIndex:
+    """Integer arrays describing a Design, built once and shared by every routing call.
+
+    Directed link ``2*i`` is link ``i`` from its a end to its b end (toward the core), ``2*i+1``
+    the way back. A flow's equal-cost next hops at a switch are the outgoing links to neighbours
+    one hop closer (in switch hops) to the destination leaf: ECMP over shortest paths, which on
+    the Clos families is the up*/down* rule and on Matrix the direct A-B bundle.
+    """
+
+    def __init__(self, design: Design, slots_from: Design | None = None) -> None:
+        self.design = design
+        #: a design with failed parts: flows with no route are lost, not an error
+        self.degraded = slots_from is not None
+        shape = design.shape
+        self.node_ids = [n.id for n in design.nodes]
+        self.node_pos = {n: i for i, n in enumerate(self.node_ids)}
+        self.switch_ids = [s.id for s in design.switches]
+        self.switch_pos = {s: i for i, s in enumerate(self.switch_ids)}
+        self.roles = [s.role for s in design.switches]
+        self.n_nodes = len(self.node_ids)
+        self.n_ports = shape.ports
+        self.n_switches = len(self.switch_ids)
+        self.port_speed = float(shape.port_speed_gbps)
+        links = design.links
+        self.link_ids = [lk.id for lk in links]
+        nl = len(links)
+        self.n_dlinks = 2 * nl
+        rate = np.array([lk.rate_gbps for lk in links], dtype=np.float64)
+        self.capacity = np.repeat(rate, 2)
+        # device of each directed link's tail and head (switch index, or -1 for a node)
+        self.dl_from = np.full(2 * nl, -1, dtype=np.int32)
+        self.dl_to = np.full(2 * nl, -1, dtype=np.int32)
+        self.ep_link = np.full((self.n_nodes, self.n_ports), -1, dtype=np.int32)
+        self.ep_leaf = np.full((self.n_nodes, self.n_ports), -1, dtype=np.int32)
+        ep_leaf_port = np.full((self.n_nodes, self.n_ports), -1, dtype=np.int64)
+        for i, lk in enumerate(links):
+            if lk.kind == "node-leaf":
+                node = self.node_pos.get(lk.a_device)
+                leaf = self.switch_pos.get(lk.b_device)
+                if node is None or leaf is None or not 0 <= lk.a_port < self.n_ports:
+                    raise RoutingError(f"link {lk.id} joins devices the design does not have")
+                self.ep_link[node, lk.a_port] = i
+                self.ep_leaf[node, lk.a_port] = leaf
+                ep_leaf_port[node, lk.a_port] = lk.b_port
+                self.dl_to[2 * i] = leaf
+                self.dl_from[2 * i + 1] = leaf
+            elif lk.kind != "device-leaf":  # attached devices carry no GPU traffic
+                a = self.switch_pos[lk.a_device]
+                b = self.switch_pos[lk.b_device]
+                self.dl_from[2 * i], self.dl_to[2 * i] = a, b
+                self.dl_from[2 * i + 1], self.dl_to[2 * i + 1] = b, a
+        # D-mod-k destination index: endpoints numbered in leaf-port order (as OpenSM ftree)
+        cabled = self.ep_leaf >= 0
+        order = np.lexsort((ep_leaf_port[cabled], self.ep_leaf[cabled]))
+        rank = np.empty(order.size, dtype=np.int64)
+        rank[order] = np.arange(order.size)
+        self.ep_rank = np.full((self.n_nodes, self.n_ports), -1, dtype=np.int64)
+        self.ep_rank[cabled] = rank
+        # 32-bit host address per NIC port: 10.x.y.z, unique per (node, port)
+        ids = np.arange(self.n_nodes * self.n_ports, dtype=np.int64).reshape(cabled.shape)
+        self.ep_ip = ((10 << 24) | ((ids + 1) & 0xFFFFFF)).astype(np.uint32)
+        self._build_groups()
+        self._seed_cache: dict[tuple[str, int], NDArray] = {}
+        self._slots(slots_from.links if slots_from is not None else links)
+        self.endpoints = endpoints(design)
+        self.is_matrix = self.endpoints.orthogonal
+
+    # -- equal-cost groups ----------------------------------------------------------------------
+    def _build_groups(self) -> None:
+        leaves = np.unique(self.ep_leaf[self.ep_leaf >= 0])
+        self.leaf_col = np.full(self.n_switches, -1, dtype=np.int32)
+        self.leaf_col[leaves] = np.arange(leaves.size, dtype=np.int32)
+        self.col_leaf = leaves.astype(np.int32)
+        sw_links = np.nonzero(self.dl_from[0::2] >= 0)[0]
+        a = self.dl_from[2 * sw_links]
+        b = self.dl_to[2 * sw_links]
+        graph = coo_matrix(
+            (np.ones(sw_links.size), (a, b)), shape=(self.n_switches, self.n_switches)
+        ).tocsr()
+        if leaves.size:
+            dist = shortest_path(graph, directed=False, unweighted=True, indices=leaves)
+        else:
+            dist = np.zeros((0, self.n_switches))
+        dist[~np.isfinite(dist)] = UNREACHABLE
+        self.dist = dist.T.astype(np.int16)  # (switch, leaf column)
+        # outgoing switch-to-switch directed links of each switch, grouped by neighbour
+        out_dl = np.concatenate([2 * sw_links, 2 * sw_links + 1])
+        out_from = self.dl_from[out_dl]
+        out_to = self.dl_to[out_dl]
+        order = np.lexsort((out_dl, out_to, out_from))
+        out_dl, out_from, out_to = out_dl[order], out_from[order], out_to[order]
+        starts = np.searchsorted(out_from, np.arange(self.n_switches + 1))
+        n_cols = leaves.size
+        self.group_of = np.full((self.n_switches, n_cols), -1, dtype=np.int32)
+        g_start: list[int] = []
+        g_size: list[int] = []
+        g_nbrs: list[int] = []
+        members: list[NDArray] = []
+        total = 0
+        for s in range(self.n_switches):
+            lo, hi = starts[s], starts[s + 1]
+            if lo == hi:
+                continue
+            nbr_of = out_to[lo:hi]
+            dls = out_dl[lo:hi]
+            nbrs, first, counts = np.unique(nbr_of, return_index=True, return_counts=True)
+            ds = self.dist[s].astype(np.int32)
+            cand = self.dist[nbrs].astype(np.int32) == (ds - 1)[None, :]
+            cand &= (ds > 0)[None, :] & (ds < UNREACHABLE)[None, :]
+            useful = cand.any(axis=0)
+            if not useful.any():
+                continue
+            packed = np.packbits(cand[:, useful], axis=0).T.copy()
+            keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+            uniq, inverse = np.unique(keys, return_inverse=True)
+            cols = np.nonzero(useful)[0]
+            ids = np.empty(uniq.size, dtype=np.int32)
+            for k in range(uniq.size):
+                rep = cols[np.argmax(inverse == k)]
+                chosen = np.nonzero(cand[:, rep])[0]
+                # interleave the bundles: first link to each neighbour, then second, ...
+                per = [dls[first[j] : first[j] + counts[j]] for j in chosen]
+                width = max(len(p) for p in per)
+                seq = [p[r] for r in range(width) for p in per if r < len(p)]
+                ids[k] = len(g_start)
+                g_start.append(total)
+                g_size.append(len(seq))
+                g_nbrs.append(len(chosen))
+                members.append(np.asarray(seq, dtype=np.int64))
+                total += len(seq)
+            self.group_of[s, cols] = ids[inverse.ravel()]
+        self.g_start = np.asarray(g_start, dtype=np.int64)
+        self.g_size = np.asarray(g_size, dtype=np.int64)
+        self.g_nbrs = np.asarray(g_nbrs, dtype=np.int64)
+        self.g_members = np.concatenate(members) if members else np.zeros(0, dtype=np.int64)
+
+    # -- where each node port sits on its leaf --------------------------------------------------
+    def _slots(self, links: Sequence[Link]) -> None:
+        """``ep_slot``: a node port's position among its leaf's ports of the same rail.
+
+        On a Matrix A leaf (one rail) and B leaf (every rail of a few nodes) alike this is the
+        node's position on the leaf, which the deterministic rule spreads bundles by.
+        """
+        rail_of = self.design.shape.port_rail
+        leaf_no: dict[str, int] = {}
+        rows = [
+            (leaf_no.setdefault(lk.b_device, len(leaf_no)), rail_of[lk.a_port], lk.b_port,
+             self.node_pos[lk.a_device], lk.a_port)
+            for lk in links
+            if lk.kind == "node-leaf" and 0 <= lk.a_port < self.n_ports
+        ]  # fmt: skip
+        self.ep_slot = np.full((self.n_nodes, self.n_ports), -1, dtype=np.int64)
+        if not rows:
+            return
+        leaf, rail, port, node, nport = np.array(rows, dtype=np.int64).T
+        order = np.lexsort((port, rail, leaf))
+        key = (leaf * (self.n_ports + 1) + rail)[order]
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+        run = np.repeat(starts, np.diff(np.r_[starts, key.size]))
+        slot = np.empty(order.size, dtype=np.int64)
+        slot[order] = np.arange(order.size) - run
+        self.ep_slot[node, nport] = slot
+
+    # -- endpoints --------------------------------------------------------------------------------
+    def endpoint(self, node: str, port: int) -> tuple[int, int]:
+        """(node index, leaf switch index) of a cabled NIC port, or RoutingError."""
+        i = self.node_pos.get(node)
+        if i is None:
+            raise RoutingError(f"node {node} is not in design {self.design.name}")
+        if not 0 <= port < self.n_ports or self.ep_leaf[i, port] < 0:
+            raise RoutingError(f"port {port} of {node} is not cabled in design {self.design.name}")
+        return i, int(self.ep_leaf[i, port])
+
+    def describe_dlink(self, dl: int) -> tuple[str, str, str]:
+        """(link id, from device, to device) of a directed link."""
+        lk = self.design.links[dl // 2]
+        if dl % 2 == 0:
+            return lk.id, lk.a_device, lk.b_device
+        return lk.id, lk.b_device, lk.a_device
+
+    def hash_seeds(self, mode: str, salt: int = 0) -> NDArray:
+        """ECMP hash seed of every switch under seeding ``mode`` (per-switch or same)."""
+        key = (mode, salt)
+        if key not in self._seed_cache:
+            self._seed_cache[key] = switch_seeds(self.switch_ids, mode, salt)
+        return self._seed_cache[key]
+
+    def check_reachable(self, src_leaf: NDArray, dst_leaf: NDArray) -> None:
+        cols = self.leaf_col[dst_leaf]
+        bad = self.dist[src_leaf, cols] >= UNREACHABLE
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise RoutingError(
+                f"no path from {self.switch_ids[src_leaf[k]]} to {self.switch_ids[dst_leaf[k]]}: "
+                "they are in different planes or parts of the fabric (cross-rail traffic on a "
+                "rail-only fabric needs PXN through NVLink)"
+            )
+
+
+_CACHE: OrderedDict[int, tuple[Design, FabricIndex]] = OrderedDict()
+
+
+def fabric_index(design: Design, slots_from: Design | None = None) -> FabricIndex:
+    """The FabricIndex of a design, cached for the last few designs seen.
+
+    ``slots_from``: take the ports' leaf positions (``ep_slot``) from this design, the intact
+    one when ``design`` has failed links, so the deterministic choices of the flows that
+    survive do not move.
+    """
+    hit = _CACHE.get(id(design))
+    if hit is not None and hit[0] is design:
+        _CACHE.move_to_end(id(design))
+        return hit[1]
+    index = FabricIndex(design, slots_from)
+    _CACHE[id(design)] = (design, index)
+    while len(_CACHE) > 4:
+        _CACHE.popitem(last=False)
+    return index
