@@ -22,6 +22,9 @@ CASES: list[dict[str, Any]] = [
     {"topology": "roft", "gpus": 8192, "pattern": "pairs"},
     {"topology": "matrix", "gpus": 8192, "pattern": "pairs", "node": "h20-4x2x200g"},
     {"topology": "roft", "gpus": 4096, "pattern": "alltoall"},
+    {"topology": "matrix", "gpus": 4096, "pattern": "alltoall", "node": "h20-4x2x200g"},
+    {"topology": "roft", "gpus": 4096, "pattern": "alltoall", "node": "h20-4x2x200g"},
+    {"topology": "matrix", "gpus": 8192, "pattern": "pd", "node": "h20-4x2x200g"},
     {"topology": "fat-tree", "gpus": 4096, "pattern": "alltoall"},
     {"topology": "fat-tree", "gpus": 4096, "pattern": "alltoall", "routing": "adaptive"},
     {"topology": "fat-tree", "gpus": 32768, "pattern": "compare-summary"},
@@ -35,7 +38,8 @@ QUICK = [
 def run_case(case: dict[str, Any]) -> dict[str, Any]:
     from railplan.pipeline.plan import plan
     from railplan.spec import spec_from_dict
-    from railplan.traffic.collisions import analyze, summary_for_compare
+    from railplan.traffic.collisions import analyze
+    from railplan.traffic.summary import summary_for_compare
 
     spec = {
         "cluster": {"gpus": case["gpus"], "node": case.get("node", NODE)},

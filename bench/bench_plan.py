@@ -43,7 +43,7 @@ def run_one(kind: str, topology: str, gpus: int, node: str, switch: str) -> dict
     t0 = time.perf_counter()
     if kind.startswith("compare"):
         from railplan.pipeline.compare import compare
-        from railplan.traffic.collisions import summary_for_compare
+        from railplan.traffic.summary import summary_for_compare
 
         rows = compare(spec)
         if kind == "compare+traffic":

@@ -93,3 +93,34 @@ def test_analyze_bad_pattern_is_a_clean_error(cli):
     result = cli("analyze", EXAMPLES / "seed000-2node.yaml", "--pattern", "broadcast")
     assert result.code == 2
     assert "pattern 'broadcast'" in result.err and "Traceback" not in result.err
+
+
+def test_compare_traffic_counts_in_each_familys_nic_with_pd_and_worst_failure(cli):
+    result = cli("compare", EXAMPLES / "seed003-matrix.yaml", "--json", "--failures")
+    assert result.code == 0, result.err
+    designs = {d["topology"]: d["traffic"] for d in json.loads(result.out)["designs"]}
+    matrix, roft = designs["matrix"], designs["roft"]
+    assert (matrix["bonding"], matrix["line_rate_gbps"]) == ("bond", {"nic": 400.0, "port": 200.0})
+    assert (roft["bonding"], roft["line_rate_gbps"]["nic"]) == ("independent", 200.0)
+    assert (matrix["routing"], roft["routing"]) == ("deterministic", "ecmp")
+    for t in designs.values():
+        assert {"pairs", "alltoall", "pd", "worst_failure"} <= set(t)
+        assert t["pd"]["rule"] == "spread" and t["pd"]["collective_fraction"] == 1.0
+    # a dead leaf cuts a ROFT's nodes off that rail; a bonded Matrix NIC fails over
+    assert roft["worst_failure"]["collective_fraction"] == 0.0
+    assert roft["worst_failure"]["cut_off_nodes"] == 4
+    assert matrix["worst_failure"]["collective_fraction"] == 0.5
+    text = cli("compare", EXAMPLES / "seed003-matrix.yaml", "--failures")
+    assert "400G bond" in text.out and "PD pace" in text.out
+    assert "matrix: worst single failure p0-leafA-r0-01 (leaf-a switch)" in text.out
+
+
+def test_analyze_reports_bonded_nic_rates_and_pd_placement(cli):
+    args = ("analyze", EXAMPLES / "seed003-matrix.yaml", "--pattern", "pd", "--json")
+    data = json.loads(cli(*args, "--placement", "split", "--mapping", "one").out)
+    assert data["line_rate_gbps"] == {"nic": 400.0, "port": 200.0} and data["bonding"] == "bond"
+    assert any("rule split" in n and "mapping one" in n for n in data["notes"])
+    table = cli("analyze", EXAMPLES / "seed003-matrix.yaml").out
+    assert "400G NIC, 2 x 200G bonded" in table
+    bad = cli(*args, "--placement", "diagonal")
+    assert bad.code == 2 and "rule: 'diagonal' is not a placement rule" in bad.err

@@ -22,6 +22,7 @@ from railplan.cli.progress import progress_bar
 from railplan.cli.show import print_table
 from railplan.traffic.collisions import analyze
 from railplan.traffic.failures import what_if
+from railplan.traffic.flows import PatternError
 
 
 def _rate(data: dict[str, Any]) -> str:
@@ -167,6 +168,8 @@ def analyze_cmd(
 ) -> None:
     """Predict the bandwidth every node pair gets for a traffic pattern on a design."""
     out_file(csv_out, "--csv")
+    if (placement or mapping) and pattern != "pd":
+        raise PatternError("--placement and --mapping place prefill and decode: use --pattern pd")
     design = src.design()
     options: dict[str, Any] = {}
     for key, value in (("sample", sample), ("rule", placement), ("mapping", mapping)):

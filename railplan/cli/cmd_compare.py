@@ -44,13 +44,15 @@ def compare_table(designs: list[dict[str, Any]]) -> Table:
         ]
     if designs and "traffic" in designs[0]:
         rows += [
-            ("traffic per NIC of", _nic),
+            ("NIC", _nic),
             ("pairs at full rate", lambda d: _pct(d, "pairs", "fraction_full")),
             ("pairs at half or less", lambda d: _pct(d, "pairs", "fraction_half_or_less")),
             ("pair mean bandwidth", lambda d: _num(d, "pairs", "mean")),
             ("all-to-all pace", lambda d: _num(d, "alltoall", "collective_fraction")),
-            ("prefill-decode pace", lambda d: _num(d, "pd", "collective_fraction")),
+            ("PD pace", lambda d: _num(d, "pd", "collective_fraction")),
         ]
+        if "worst_failure" in designs[0]["traffic"]:
+            rows.append(("a2a, worst failure", _worst))
     for label, get in rows:
         table.add_row(label, *(str(get(d)) for d in designs))
     return table
@@ -66,7 +68,26 @@ def _nic(d: dict[str, Any]) -> str:
     rate = t["line_rate_gbps"]
     if t["bonding"] == "bond" and rate["nic"] != rate["port"]:
         return f"{rate['nic']:g}G bond"
-    return f"{rate['nic']:g}G port"
+    return f"{rate['nic']:g}G"
+
+
+def _worst(d: dict[str, Any]) -> str:
+    w = d["traffic"].get("worst_failure")
+    return "-" if not w else f"{w['collective_fraction']:.2f}"
+
+
+def failure_lines(designs: list[dict[str, Any]]) -> list[str]:
+    """One line per family: which single failure the worst-failure row is."""
+    out = []
+    for d in designs:
+        w = d.get("traffic", {}).get("worst_failure")
+        if w:
+            cut = f", cuts off {w['cut_off_nodes']} node(s)" if w["cut_off_nodes"] else ""
+            out.append(
+                f"{d['topology']}: worst single failure {w['failed']} ({w['what']}{cut}): "
+                f"all-to-all pace {w['before']:.2f} -> {w['collective_fraction']:.2f}"
+            )
+    return out
 
 
 def _pct(d: dict[str, Any], test: str, key: str) -> str:
@@ -95,15 +116,24 @@ def compare_cmd(
     naive: Annotated[
         bool, typer.Option("--naive", help="Bill on first-fit switch placement (no solver).")
     ] = False,
+    failures: Annotated[
+        bool,
+        typer.Option(
+            "--failures",
+            help="Add the all-to-all pace after the worst single switch or link failure.",
+        ),
+    ] = False,
 ) -> None:
     """Plan every topology family for the same cluster and compare them."""
     rows = compare(src.spec(), src.catalog(), layout=layout, method="naive" if naive else "cp-sat")
-    result = compare_json(rows, traffic)
+    result = compare_json(rows, traffic, failures)
     designs, infeasible = result["designs"], result["infeasible"]
     if json_out:
         print_json(result)
     else:
         if designs:
             print_table(compare_table(designs))
+            for line in failure_lines(designs):
+                typer.echo(line)
         for item in infeasible:
             typer.echo(f"{item['topology']}: not possible: {item['reason']}")

@@ -93,7 +93,7 @@ def bom_differences(base: CompareRow, other: CompareRow) -> dict[str, float]:
     return {k: round(b[k] - a[k], 2) for k in a}
 
 
-def row_json(row: CompareRow, traffic: bool) -> dict[str, Any]:
+def row_json(row: CompareRow, traffic: bool, failures: bool = False) -> dict[str, Any]:
     assert row.design is not None
     data = plan_summary(row.design)
     data["max_hops"] = row.max_hops
@@ -101,19 +101,22 @@ def row_json(row: CompareRow, traffic: bool) -> dict[str, Any]:
     if row.bom is not None:
         data["totals"] = row.bom.totals.as_dict()
     if traffic:
-        data["traffic"] = summary_for_compare(row.design)
+        data["traffic"] = summary_for_compare(row.design, failures=failures)
     return data
 
 
-def compare_json(rows: list[CompareRow], traffic: bool = True) -> dict[str, Any]:
+def compare_json(
+    rows: list[CompareRow], traffic: bool = True, failures: bool = False
+) -> dict[str, Any]:
     """The ``railplan compare --json`` object: ``{"designs": [...], "infeasible": [...]}``.
 
     Every design carries the ``plan --json`` keys plus ``max_hops``, ``inter_switch_links``,
-    ``totals`` (when billed), ``traffic`` (when asked) and, beside a billed ROFT, ``vs_roft``:
-    the differences summed from the BOM lines.
+    ``totals`` (when billed), ``traffic`` (when asked: ``traffic.summary.summary_for_compare``,
+    with ``worst_failure`` when ``failures``) and, beside a billed ROFT, ``vs_roft``: the
+    differences summed from the BOM lines.
     """
     feasible = [r for r in rows if r.feasible]
-    designs = [row_json(r, traffic) for r in feasible]
+    designs = [row_json(r, traffic, failures and traffic) for r in feasible]
     base = next((r for r in feasible if r.family == "roft" and r.bom is not None), None)
     if base is not None:
         for data, row in zip(designs, feasible, strict=True):

@@ -10,7 +10,8 @@ import numpy as np
 
 from railplan.design import Design
 from railplan.traffic.collisions import analyze
-from railplan.traffic.routing import effective_policy
+from railplan.traffic.flows import default_flows_per_nic
+from railplan.traffic.routing import effective_policy, fabric_index
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,9 +34,17 @@ class Predictor:
         self.design = design
         self.policy = effective_policy(design)
         self.draws = HASH_DRAWS if self.policy == "ecmp" else 1
+        ix = fabric_index(design)
+        #: bonded NICs: the analyzer runs one QP per bonded port, as the tests must
+        self.bond = (
+            f", {default_flows_per_nic(ix)} QPs per {ix.endpoints.nic_gbps:g}G bonded NIC"
+            if ix.endpoints.bonded
+            else ""
+        )
 
     def _why(self, what: str, mean: float, worst: float) -> str:
         how = f"{self.policy}, {self.draws} hash draws" if self.draws > 1 else self.policy
+        how += self.bond
         if abs(mean - worst) < 5e-3:
             return f"{what}, {how}"
         return f"{what}, {how}: mean {mean:.2f}, worst {worst:.2f}"

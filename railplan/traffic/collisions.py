@@ -85,6 +85,7 @@ def analyze(
     hash_seeds: str = "per-switch",
     traffic_class: int = 0,
     node_pairs: NDArray | None = None,
+    intact: Design | None = None,
     **pattern_options: Any,
 ) -> CollisionReport:
     """Route ``pattern`` on ``design``, share links max-min fairly, and report per-pair rates.
@@ -99,6 +100,8 @@ def analyze(
     ``prefill``, ``decode``, ``rule``, ``prefill_fraction``, ``mapping``; permutation
     ``shift``. ``node_pairs`` (collectives only): run on these (source, destination) node
     indices instead of placing the pattern again, e.g. another report's ``pair_nodes``.
+    ``intact``: the design ``design`` was failed from (``failures.fail``): connections keep
+    their endpoints and deterministic links, and those left without a route are lost.
     ``progress(done, total)`` is called as flows finish. Fractions are of the logical NIC's
     line rate (both ports of a bonded NIC).
 
@@ -111,7 +114,7 @@ def analyze(
     """
     t0 = time.perf_counter()
     _check_options(pattern, hash, partners, pattern_options)
-    ix = fabric_index(design)
+    ix = fabric_index(design, intact)
     f = default_flows_per_nic(ix) if flows_per_nic is None else int(flows_per_nic)
     if f < 1:
         raise PatternError("flows_per_nic: give at least one flow per NIC connection")

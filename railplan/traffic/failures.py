@@ -75,7 +75,7 @@ def fail(design: Design, ids: Sequence[str]) -> tuple[Design, Failure]:
 
 def _cut_off(design: Design, failed: Design) -> tuple[str, ...]:
     """Nodes with an endpoint none of whose ports reaches the main part of its rail's fabric."""
-    ix = fabric_index(failed, slots_from=design)
+    ix = fabric_index(failed, intact=design)
     sw_links = [lk for lk in failed.links if lk.kind != "node-leaf"]
     pos = ix.switch_pos
     a = np.array([pos[lk.a_device] for lk in sw_links], dtype=np.int64)
@@ -83,7 +83,8 @@ def _cut_off(design: Design, failed: Design) -> tuple[str, ...]:
     graph = coo_matrix((np.ones(a.size), (a, b)), shape=(ix.n_switches, ix.n_switches))
     _, comp = connected_components(graph, directed=False)
     leaf = ix.ep_leaf
-    port_comp = np.where(leaf >= 0, comp[np.maximum(leaf, 0)], -1)
+    comp = np.append(comp, -1)  # an uncabled port (leaf -1) is in no component
+    port_comp = comp[leaf]
     ep = fabric_index(design).endpoints  # the intact design's endpoints
     out = np.zeros(ix.n_nodes, dtype=bool)
     for group in ep.groups:
@@ -123,16 +124,16 @@ def what_if(
     """
     before = analyze(design, pattern, **kw)
     failed, info = fail(design, ids)
-    fabric_index(failed, slots_from=design)  # the survivors keep their deterministic links
     replay = dict(kw)
     if pattern == "pairs":
         ids_ = before.node_ids
         replay.pop("sample", None)
         replay.pop("partners", None)
         replay["pairs"] = [(ids_[a], ids_[b]) for a, b in before.pair_nodes.tolist()]
-        after = analyze(failed, pattern, **replay)
+        after = analyze(failed, pattern, intact=design, **replay)
     else:
-        after = analyze(failed, pattern, node_pairs=before.pair_nodes, **_no_placement(replay))
+        replay = _no_placement(replay)
+        after = analyze(failed, pattern, node_pairs=before.pair_nodes, intact=design, **replay)
     delta = after.pair_fraction - before.pair_fraction
     after.failure = {
         "failed": list(info.failed),
@@ -161,3 +162,42 @@ _PLACEMENT = ("nodes", "order", "prefill", "decode", "rule", "prefill_fraction",
 def _no_placement(options: dict[str, Any]) -> dict[str, Any]:
     """The options without those that place the pattern (replayed pairs replace them)."""
     return {k: v for k, v in options.items() if k not in _PLACEMENT}
+
+
+def candidates(design: Design) -> list[tuple[str, str]]:
+    """One failure of each kind the design has: the first switch of each role and the first
+    switch-to-switch link of each kind, as (id, what). Switches of one role are alike in
+    every generated family, so one of each stands for all."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for s in design.switches:
+        if s.role not in seen:
+            seen.add(s.role)
+            out.append((s.id, f"{s.role} switch"))
+    for lk in design.links:
+        if lk.kind != "node-leaf" and lk.kind not in seen:
+            seen.add(lk.kind)
+            out.append((lk.id, f"{lk.kind} link"))
+    return out
+
+
+def worst_single_failure(
+    design: Design, pattern: str = "alltoall", **kw: Any
+) -> dict[str, Any] | None:
+    """The one failure among ``candidates`` that costs ``pattern`` the most (its pace)."""
+    worst: dict[str, Any] | None = None
+    for ident, what in candidates(design):
+        r = what_if(design, [ident], pattern, **kw)
+        assert r.failure is not None
+        pace = r.failure["after"]["collective_fraction"]
+        entry = {
+            "failed": ident,
+            "what": what,
+            "collective_fraction": pace,
+            "before": r.failure["before"]["collective_fraction"],
+            "cut_off_nodes": r.failure["cut_off_nodes"],
+            "pairs_disconnected": r.failure["pairs_disconnected"],
+        }
+        if worst is None or pace < worst["collective_fraction"]:
+            worst = entry
+    return worst

@@ -154,16 +154,20 @@ def _rank_in_run(key: Int) -> Int:
     return out
 
 
-def _source_ports(ix: FabricIndex, mem: Int, c: _Conns, cf: Int, qp: Int, key: Int) -> Int:
-    """The port each flow leaves on; -1 where no port of its endpoint is cabled."""
+def _source_ports(ix: FabricIndex, mem: Int, c: _Conns, cf: Int, k: Int) -> Int:
+    """The port each flow leaves on; -1 where no port of its endpoint is cabled.
+
+    Bonded: ``k`` numbers the NIC's QPs, and QP k leaves on its k-th live port (mod the live
+    ports: RoCE LAG moves a dead port's QPs to the other)."""
     cand = mem[c.s_group[cf]]
     if not ix.endpoints.bonded:
         sp = cand[np.arange(cf.size), c.s_member[cf]]
         return np.where(ix.ep_leaf[c.src[cf], sp] >= 0, sp, -1)
-    # RoCE LAG: the k-th QP of a NIC leaves on its k-th live port (mod the live ports)
+    if not ix.degraded:  # every port of an intact design is cabled
+        return cand[np.arange(cf.size), k % (cand >= 0).sum(axis=1)]
     alive = (cand >= 0) & (ix.ep_leaf[c.src[cf][:, None], np.maximum(cand, 0)] >= 0)
     n_alive = alive.sum(axis=1)
-    k = (qp if key.size == 0 else _rank_in_run(key)) % np.maximum(n_alive, 1)
+    k = k % np.maximum(n_alive, 1)
     pick = np.argmax(np.cumsum(alive, axis=1) > k[:, None], axis=1)
     sp = cand[np.arange(cf.size), pick]
     return np.where(n_alive > 0, sp, -1)
@@ -171,8 +175,10 @@ def _source_ports(ix: FabricIndex, mem: Int, c: _Conns, cf: Int, qp: Int, key: I
 
 def _reachable(ix: FabricIndex, s_leaf: NDArray, d_leaf: NDArray) -> NDArray[np.bool_]:
     ok = (s_leaf >= 0) & (d_leaf >= 0)
+    if not ix.dist.shape[1]:  # no leaf left
+        return ok & False
     col = ix.leaf_col[np.maximum(d_leaf, 0)]
-    ok &= ix.dist[np.maximum(s_leaf, 0), col] < UNREACHABLE
+    ok &= (col >= 0) & (ix.dist[np.maximum(s_leaf, 0), np.maximum(col, 0)] < UNREACHABLE)
     return ok
 
 
@@ -213,9 +219,37 @@ def _explain(ix: FabricIndex, c: _Conns, cf: Int, sp: Int) -> None:
     raise RoutingError("a flow ends on a node port that is not cabled")
 
 
-def _counts(key: Int) -> Int:
-    _, inv, cnt = np.unique(key, return_inverse=True, return_counts=True)
-    return cnt[inv.ravel()]
+def _counts(key: Int, size: int) -> Int:
+    """How many entries share each entry's key (keys in 0..size-1)."""
+    return np.bincount(key, minlength=size)[key]
+
+
+def _shares(
+    ix: FabricIndex, c: _Conns, f: int, sides: tuple[Int, int], cf: Int, sp: Int, dp: Int
+) -> tuple[NDArray, NDArray]:
+    """(target, demand) of every flow in Gbps: the logical NIC's rate over the connections
+    sharing the busier endpoint, per QP; the port's rate over the flows sharing the busier port.
+    ``sides`` numbers each connection's source and destination node, and counts them."""
+    ep, p = ix.endpoints, ix.n_ports
+    side, n_sides = sides
+    s_side, d_side = side[: c.pair.size], side[c.pair.size :]
+    live = np.zeros(c.pair.size, dtype=bool)
+    live[cf] = True
+    if ep.bonded:
+        g = len(ep.groups)
+        out_key, in_key, size = s_side * g + c.s_group, d_side * g + c.d_group, n_sides * g
+    else:
+        arrive = np.zeros(c.pair.size, dtype=np.int64)
+        arrive[cf] = dp  # an independent connection's QPs all arrive on one port
+        c_sp = _members(ix)[c.s_group, np.maximum(c.s_member, 0)]
+        out_key, in_key, size = s_side * p + c_sp, d_side * p + arrive, n_sides * p
+    share = np.ones(c.pair.size, dtype=np.int64)
+    share[live] = np.maximum(_counts(out_key[live], size), _counts(in_key[live], size))
+    target = ep.nic_gbps / share[cf] / f
+    busy = np.maximum(
+        _counts(s_side[cf] * p + sp, n_sides * p), _counts(d_side[cf] * p + dp, n_sides * p)
+    )
+    return target, ep.port_gbps / busy.astype(np.float64)
 
 
 def flow_set(
@@ -243,42 +277,28 @@ def flow_set(
         c = _connections(ix, src, dst, pxn)
     f = flows_per_nic
     ep, mem = ix.endpoints, _members(ix)
-    cf = np.repeat(np.arange(c.pair.size, dtype=np.int64), f)
-    qp = np.tile(np.arange(f, dtype=np.int64), c.pair.size)
-    exp = c.pair[cf] if experiments else None
-    base = c.pair if experiments else np.zeros_like(c.pair)
-    one_conn = experiments and pxn  # every NIC has one connection per experiment
-    nic_key = (base * ix.n_nodes + c.src) * len(ep.groups) + c.s_group
-    sp = _source_ports(ix, mem, c, cf, qp, np.zeros(0, np.int64) if one_conn else nic_key[cf])
+    n_conn = c.pair.size
+    cf = np.repeat(np.arange(n_conn, dtype=np.int64), f)
+    # a node's key: itself, or within a pair test (experiment) its end of the pair
+    if experiments:
+        side = 2 * np.r_[c.pair, c.pair] + (np.r_[c.src, c.dst] != src[np.r_[c.pair, c.pair]])
+        sides = 2 * src.size
+    else:
+        side, sides = np.r_[c.src, c.dst], ix.n_nodes
+    if experiments and pxn:  # every NIC has one connection per experiment: QP k is k
+        k = np.tile(np.arange(f, dtype=np.int64), n_conn)
+    else:
+        k = _rank_in_run((side[:n_conn] * len(ep.groups) + c.s_group)[cf])
+    sp = _source_ports(ix, mem, c, cf, k)
     dp = _dest_ports(ix, mem, c, cf, sp)
     bad = (sp < 0) | (dp < 0)
     if bad.any() and not ix.degraded:
         _explain(ix, c, cf[bad], sp[bad])
-    lost_conn = np.zeros(c.pair.size, dtype=bool)
+    lost_conn = np.zeros(n_conn, dtype=bool)
     lost_conn[cf[bad]] = True
     keep = ~lost_conn[cf]
     cf, sp, dp = cf[keep], sp[keep], dp[keep]
-    live = ~lost_conn
-    # fair share of the logical NIC per connection, and of the port per flow
-    width = ix.n_nodes * max(ix.n_ports, len(ep.groups))
-    if ep.bonded:
-        out_key = base * width + c.src * len(ep.groups) + c.s_group
-        in_key = base * width + c.dst * len(ep.groups) + c.d_group
-    else:
-        c_sp = mem[c.s_group, np.maximum(c.s_member, 0)]
-        first = np.full(c.pair.size, -1, dtype=np.int64)
-        first[cf[::-1]] = dp[::-1]  # the port each live connection arrives on
-        out_key = base * width + c.src * ix.n_ports + c_sp
-        in_key = base * width + c.dst * ix.n_ports + first
-    share = np.ones(c.pair.size, dtype=np.int64)
-    if live.any():
-        share[live] = np.maximum(_counts(out_key[live]), _counts(in_key[live]))
-    target = (ep.nic_gbps / share[cf]) / f
-    fbase = base[cf] * ix.n_nodes * ix.n_ports
-    busy = np.maximum(
-        _counts(fbase + c.src[cf] * ix.n_ports + sp), _counts(fbase + c.dst[cf] * ix.n_ports + dp)
-    )
-    demand = ep.port_gbps / busy.astype(np.float64)
+    target, demand = _shares(ix, c, f, (side, sides), cf, sp, dp)
     return FlowSet(
         c.src[cf],
         sp,
@@ -286,7 +306,7 @@ def flow_set(
         dp,
         c.pair[cf],
         np.stack([src, dst], axis=1),
-        exp[keep] if exp is not None else None,
+        c.pair[cf] if experiments else None,
         demand,
         target,
         np.unique(c.pair[lost_conn]),

@@ -6,7 +6,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import shortest_path
 
@@ -31,10 +31,11 @@ class FabricIndex:
     the Clos families is the up*/down* rule and on Matrix the direct A-B bundle.
     """
 
-    def __init__(self, design: Design, slots_from: Design | None = None) -> None:
+    def __init__(self, design: Design, intact: Design | None = None) -> None:
         self.design = design
-        #: a design with failed parts: flows with no route are lost, not an error
-        self.degraded = slots_from is not None
+        #: a design with failed parts (``intact`` given): flows with no route are lost, not
+        #: an error
+        self.degraded = intact is not None
         shape = design.shape
         self.node_ids = [n.id for n in design.nodes]
         self.node_pos = {n: i for i, n in enumerate(self.node_ids)}
@@ -85,8 +86,8 @@ class FabricIndex:
         self.ep_ip = ((10 << 24) | ((ids + 1) & 0xFFFFFF)).astype(np.uint32)
         self._build_groups()
         self._seed_cache: dict[tuple[str, int], NDArray] = {}
-        self._slots(slots_from.links if slots_from is not None else links)
-        self.endpoints = endpoints(design)
+        self._slots(intact.links if intact is not None else links)
+        self.endpoints = endpoints(intact if intact is not None else design)
         self.is_matrix = self.endpoints.orthogonal
 
     # -- equal-cost groups ----------------------------------------------------------------------
@@ -185,6 +186,16 @@ class FabricIndex:
         slot[order] = np.arange(order.size) - run
         self.ep_slot[node, nport] = slot
 
+    def slots(
+        self, src_node: ArrayLike, src_port: ArrayLike, dst_node: ArrayLike, dst_port: ArrayLike
+    ) -> tuple[NDArray, NDArray]:
+        """(s, t) of the deterministic rule: the source's ``ep_slot`` and the destination node's
+        at the source's port number (the same rail and leaf group: on a Matrix X.A -> Y.B
+        counts Y's position on its A leaf), or at its own port where that one is not cabled."""
+        s = self.ep_slot[src_node, src_port]
+        t = self.ep_slot[dst_node, src_port]
+        return s, np.where(t >= 0, t, self.ep_slot[dst_node, dst_port])
+
     # -- endpoints --------------------------------------------------------------------------------
     def endpoint(self, node: str, port: int) -> tuple[int, int]:
         """(node index, leaf switch index) of a cabled NIC port, or RoutingError."""
@@ -224,18 +235,19 @@ class FabricIndex:
 _CACHE: OrderedDict[int, tuple[Design, FabricIndex]] = OrderedDict()
 
 
-def fabric_index(design: Design, slots_from: Design | None = None) -> FabricIndex:
+def fabric_index(design: Design, intact: Design | None = None) -> FabricIndex:
     """The FabricIndex of a design, cached for the last few designs seen.
 
-    ``slots_from``: take the ports' leaf positions (``ep_slot``) from this design, the intact
-    one when ``design`` has failed links, so the deterministic choices of the flows that
-    survive do not move.
+    ``intact``: the design ``design`` was failed from (``failures.fail``); the connection
+    endpoints and the ports' leaf positions (``ep_slot``) come from it, so the flows that
+    survive keep their deterministic links and a dead port's connections are lost, not
+    forgotten.
     """
     hit = _CACHE.get(id(design))
     if hit is not None and hit[0] is design:
         _CACHE.move_to_end(id(design))
         return hit[1]
-    index = FabricIndex(design, slots_from)
+    index = FabricIndex(design, intact)
     _CACHE[id(design)] = (design, index)
     while len(_CACHE) > 4:
         _CACHE.popitem(last=False)

@@ -96,13 +96,13 @@ def deterministic_member(s_slot: Any, t_slot: Any, later: Any, size: Any) -> Any
     """Member of an equal-cost group of ``size`` = m links a flow takes under deterministic
     routing (a Matrix A_i-B_j bundle, or any other group). No hash decides anything.
 
-    ``s_slot`` and ``t_slot`` are the source and destination ports' positions among the
-    same-rail ports of their leaves (``FabricIndex.ep_slot``: on a Matrix the node's position
-    on the leaf); ``later`` is true when the source node comes after the destination node.
-    Even m: a flow to a later node takes link s mod m, a flow to an earlier node link
-    (-t - 1) mod m (its destination's position counted from the other end of the bundle).
-    Odd m, where that mirror has a middle link: link (s + t + later) mod m. Either way the
-    flows of one source, or into one destination, take different links, rail-aligned
+    ``s_slot`` and ``t_slot`` are the source and the destination node's positions on the leaves
+    their port of the flow's source port number sits on (``FabricIndex.slots``: on a Matrix the
+    node's position on that A or B leaf); ``later`` is true when the source node comes after the
+    destination node. Even m: a flow to a later node takes link s mod m, a flow to an earlier
+    node link (-t - 1) mod m, the destination's position counted from the other end of the
+    bundle. Odd m, where that mirror has a middle link: link (s + t + later) mod m. Either way
+    the flows of one source, or into one destination, take different links, rail-aligned
     neighbours (a ring in node order) spread over every link, and the two directions of a pair
     test between nodes on the same two leaves, which cross a Matrix bundle the same way
     (X.A -> Y.B and Y.A -> X.B), never share a link.
@@ -148,7 +148,7 @@ def paths(
     ix.check_reachable(np.array([s_leaf]), np.array([d_leaf]))
     col = int(ix.leaf_col[d_leaf])
     rank = int(ix.ep_rank[d, dst_port])
-    s_slot, d_slot = int(ix.ep_slot[s, src_port]), int(ix.ep_slot[d, dst_port])
+    s_slot, d_slot = (int(x[0]) for x in ix.slots([s], [src_port], [d], [dst_port]))
     found: list[tuple[list[int], float]] = []
 
     def walk(sw: int, hops: list[int], weight: float, div: int) -> None:
@@ -275,8 +275,7 @@ def route_bulk(
     col = ix.leaf_col[d_leaf]
     live = np.nonzero(cur != d_leaf)[0]
     rank = ix.ep_rank[dst_node, dst_port]
-    s_slot = ix.ep_slot[src_node, src_port]
-    d_slot = ix.ep_slot[dst_node, dst_port]
+    s_slot, d_slot = ix.slots(src_node, src_port, dst_node, dst_port)
     later = np.asarray(src_node) > np.asarray(dst_node)
     div = np.ones(n, dtype=np.int64)
     seeds = ix.hash_seeds(hash_seeds) if hash_base is not None else None

@@ -7,6 +7,7 @@ from typing import Any
 
 from railplan.design import Design
 from railplan.traffic.collisions import analyze
+from railplan.traffic.failures import worst_single_failure
 from railplan.traffic.report import CollisionReport
 from railplan.traffic.routing import effective_policy, fabric_index
 
@@ -41,13 +42,15 @@ def _collective(r: CollisionReport, nodes: int, of_nodes: int) -> dict[str, Any]
     return out
 
 
-def summary_for_compare(design: Design, seed: int = 0) -> dict[str, Any]:
+def summary_for_compare(design: Design, seed: int = 0, failures: bool = False) -> dict[str, Any]:
     """Pair-test, all-to-all and PD figures under the design's own routing and bonding.
 
     Pair tests: every pair up to ``COMPARE_PAIRS`` pairs, else that many sampled (``sampled``
     says so). All-to-all and PD (``COMPARE_PD``): across every node, or a job of
     ``COMPARE_JOB_NODES`` nodes spread evenly over a larger cluster. Every family gets the
     same patterns and placement rule; fractions are of the logical NIC's line rate.
+    ``failures``: add ``worst_failure``, the single switch or link failure (one of each kind,
+    ``failures.candidates``) that slows the same all-to-all the most.
     """
     ix = fabric_index(design)
     n = ix.n_nodes
@@ -81,4 +84,6 @@ def summary_for_compare(design: Design, seed: int = 0) -> dict[str, Any]:
     out["alltoall"] = _collective(ar, m, n)
     pd = analyze(design, "pd", seed=seed, nodes=nodes, **COMPARE_PD)
     out["pd"] = _collective(pd, m, n) | COMPARE_PD
+    if failures:
+        out["worst_failure"] = worst_single_failure(design, "alltoall", seed=seed, nodes=nodes)
     return out
