@@ -192,9 +192,11 @@ class FabricIndex:
         """(s, t) of the deterministic rule: the source's ``ep_slot`` and the destination node's
         at the source's port number (the same rail and leaf group: on a Matrix X.A -> Y.B
         counts Y's position on its A leaf), or at its own port where that one is not cabled."""
-        s = self.ep_slot[src_node, src_port]
-        t = self.ep_slot[dst_node, src_port]
-        return s, np.where(t >= 0, t, self.ep_slot[dst_node, dst_port])
+        sn, sp, dn, dp = (
+            np.asarray(a, dtype=np.int64) for a in (src_node, src_port, dst_node, dst_port)
+        )
+        t = self.ep_slot[dn, sp]
+        return self.ep_slot[sn, sp], np.where(t >= 0, t, self.ep_slot[dn, dp])
 
     # -- endpoints --------------------------------------------------------------------------------
     def endpoint(self, node: str, port: int) -> tuple[int, int]:
