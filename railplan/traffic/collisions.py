@@ -66,8 +66,9 @@ def _notes(ix: FabricIndex, policy: str, f: int, hash_name: str, hash_seeds: str
         )
     elif policy == "deterministic":
         notes.append(
-            "deterministic: no hash; inside a bundle of m parallel links a flow takes link "
-            "(s + t) mod m, s and t its ports' positions among the same-rail ports of their leaves"
+            "deterministic: no hash; in a bundle of m parallel links a flow to a later node "
+            "takes link s mod m, to an earlier node (-t - 1) mod m ((s + t + 1) mod m if m is "
+            "odd), s and t the source's and destination's positions on their leaves"
         )
     return notes
 
