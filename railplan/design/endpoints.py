@@ -6,10 +6,11 @@ both ports), ``bnxt_re_bond<N>`` on Broadcom NetXtreme (the bnxt_re driver regis
 two ports of one adapter are the only slaves of a bond in mode 1, 2 or 4). Each queue pair (QP)
 transmits on one port: mlx5 gives the QPs a process creates the ports in turn (Linux commit
 "IB/mlx5: Change TX affinity assignment in RoCE LAG mode": qp.tx_port_affinity =
-ucontext.tx_port_affinity++ % ports), so one QP uses one port and two QPs use both (NCCL issue
-#1015: "if you use a single QP (the default), only one port will be used"; nccl-tests issue
-#265: 395 Gb/s from ib_write_bw with several QPs on a 2 x 200G bond). Broadcom documents no
-other per-QP rule, so railplan applies the same one: QP k of a NIC leaves on its port k mod 2.
+ucontext.tx_port_affinity++ % ports), so one QP uses one port and two QPs use both
+(github.com/NVIDIA/nccl/issues/1015: "if you use a single QP (the default), only one port will
+be used"; github.com/NVIDIA/nccl-tests/issues/265: 395 Gb/s from ib_write_bw with several QPs
+on a 2 x 200G bond). Broadcom documents no other per-QP rule, so railplan applies the same one:
+QP k of a NIC leaves on its port k mod 2.
 
 An *independent* port is its own RDMA device and rail endpoint (``mlx5_3``, ``bnxt_re2``).
 

@@ -49,9 +49,9 @@ Int = NDArray[np.int64]
 def default_flows_per_nic(ix: FabricIndex) -> int:
     """Flows per NIC connection by default: ``DEFAULT_FLOWS_PER_NIC`` per port of the NIC.
 
-    A bonded dual-port NIC needs two QPs to use both ports (NCCL issue #1015 advises
-    NCCL_IB_QPS_PER_CONNECTION=2; ib_write_bw -q 2); the h20-4x2x200g node shares each NIC
-    between two GPUs, whose connections RoCE LAG also puts on the two ports in turn.
+    A bonded dual-port NIC needs two QPs to use both ports (github.com/NVIDIA/nccl/issues/1015
+    advises NCCL_IB_QPS_PER_CONNECTION=2; ib_write_bw -q 2); the h20-4x2x200g node shares each
+    NIC between two GPUs, whose connections RoCE LAG also puts on the two ports in turn.
     """
     return DEFAULT_FLOWS_PER_NIC * ix.endpoints.ports_per_endpoint
 
