@@ -76,8 +76,8 @@ def fail(design: Design, ids: Sequence[str]) -> tuple[Design, Failure]:
 def _cut_off(design: Design, failed: Design) -> tuple[str, ...]:
     """Nodes with an endpoint none of whose ports reaches the main part of its rail's fabric."""
     ix = fabric_index(failed, intact=design)
-    sw_links = [lk for lk in failed.links if lk.kind != "node-leaf"]
     pos = ix.switch_pos
+    sw_links = [lk for lk in failed.links if lk.a_device in pos and lk.b_device in pos]
     a = np.array([pos[lk.a_device] for lk in sw_links], dtype=np.int64)
     b = np.array([pos[lk.b_device] for lk in sw_links], dtype=np.int64)
     graph = coo_matrix((np.ones(a.size), (a, b)), shape=(ix.n_switches, ix.n_switches))
@@ -175,7 +175,7 @@ def candidates(design: Design) -> list[tuple[str, str]]:
             seen.add(s.role)
             out.append((s.id, f"{s.role} switch"))
     for lk in design.links:
-        if lk.kind != "node-leaf" and lk.kind not in seen:
+        if lk.kind not in ("node-leaf", "device-leaf") and lk.kind not in seen:
             seen.add(lk.kind)
             out.append((lk.id, f"{lk.kind} link"))
     return out
