@@ -64,7 +64,7 @@ def _notes(ix: FabricIndex, policy: str, f: int, hash_name: str, hash_seeds: str
             else f"ECMP: CRC-32 of {'/'.join(ix.design.routing.hash_fields)}, "
             f"{hash_seeds} seeds; RoCEv2 source port from random QP numbers"
         )
-    elif policy == "deterministic":
+    elif policy == "deterministic" and ix.is_matrix:
         notes.append(
             "deterministic: no hash; in a bundle of m parallel links a flow to a later node "
             "takes link s mod m, to an earlier node (-t - 1) mod m ((s + t + 1) mod m if m is "

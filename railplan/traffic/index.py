@@ -175,28 +175,37 @@ class FabricIndex:
             if lk.kind == "node-leaf" and 0 <= lk.a_port < self.n_ports
         ]  # fmt: skip
         self.ep_slot = np.full((self.n_nodes, self.n_ports), -1, dtype=np.int64)
+        self.slot_stride = 1
         if not rows:
             return
         leaf, rail, port, node, nport = np.array(rows, dtype=np.int64).T
         order = np.lexsort((port, rail, leaf))
         key = (leaf * (self.n_ports + 1) + rail)[order]
         starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-        run = np.repeat(starts, np.diff(np.r_[starts, key.size]))
-        slot = np.empty(order.size, dtype=np.int64)
-        slot[order] = np.arange(order.size) - run
-        self.ep_slot[node, nport] = slot
+        sizes = np.diff(np.r_[starts, key.size])
+        pos = np.empty(order.size, dtype=np.int64)
+        pos[order] = np.arange(order.size) - np.repeat(starts, sizes)
+        self.ep_slot[node, nport] = pos
+        #: most ports one rail has on one leaf: the stride between rails in ``slots``
+        self.slot_stride = int(sizes.max())
 
     def slots(
         self, src_node: ArrayLike, src_port: ArrayLike, dst_node: ArrayLike, dst_port: ArrayLike
-    ) -> tuple[NDArray, NDArray]:
-        """(s, t) of the deterministic rule: the source's ``ep_slot`` and the destination node's
-        at the source's port number (the same rail and leaf group: on a Matrix X.A -> Y.B
-        counts Y's position on its A leaf), or at its own port where that one is not cabled."""
+    ) -> tuple[NDArray, NDArray, NDArray]:
+        """(s, t, shift) of the deterministic rule: the source's ``ep_slot``, the destination
+        node's at the source's port number (the same rail and leaf group: on a Matrix
+        X.A -> Y.B counts Y's position on its A leaf; at its own port where that one is not
+        cabled), and for a flow from one rail to another ``slot_stride`` times the rail
+        distance (0 for rail-aligned flows), so cross-rail traffic over a shared bundle, e.g.
+        the ISLs between rail-only switches, reaches every link of it."""
         sn, sp, dn, dp = (
             np.asarray(a, dtype=np.int64) for a in (src_node, src_port, dst_node, dst_port)
         )
         t = self.ep_slot[dn, sp]
-        return self.ep_slot[sn, sp], np.where(t >= 0, t, self.ep_slot[dn, dp])
+        rail = np.asarray(self.design.shape.port_rail, dtype=np.int64)
+        rails = int(rail.max()) + 1 if rail.size else 1
+        shift = self.slot_stride * ((rail[dp] - rail[sp]) % rails)
+        return self.ep_slot[sn, sp], np.where(t >= 0, t, self.ep_slot[dn, dp]), shift
 
     # -- endpoints --------------------------------------------------------------------------------
     def endpoint(self, node: str, port: int) -> tuple[int, int]:

@@ -92,24 +92,26 @@ def effective_policy(design: Design, routing: str | None = None, traffic_class: 
     return r.policy
 
 
-def deterministic_member(s_slot: Any, t_slot: Any, later: Any, size: Any) -> Any:
-    """Member of an equal-cost group of ``size`` = m links a flow takes under deterministic
-    routing (a Matrix A_i-B_j bundle, or any other group). No hash decides anything.
+def deterministic_member(s_slot: Any, t_slot: Any, later: Any, size: Any, shift: Any = 0) -> Any:
+    """Member of a Matrix A_i-B_j bundle of ``size`` = m links a flow takes under deterministic
+    routing (elsewhere deterministic routing is D-mod-k). No hash decides anything.
 
-    ``s_slot`` and ``t_slot`` are the source and the destination node's positions on the leaves
-    their port of the flow's source port number sits on (``FabricIndex.slots``: on a Matrix the
-    node's position on that A or B leaf); ``later`` is true when the source node comes after the
-    destination node. Even m: a flow to a later node takes link s mod m, a flow to an earlier
-    node link (-t - 1) mod m, the destination's position counted from the other end of the
-    bundle. Odd m, where that mirror has a middle link: link (s + t + later) mod m. Either way
-    the flows of one source, or into one destination, take different links, rail-aligned
-    neighbours (a ring in node order) spread over every link, and the two directions of a pair
-    test between nodes on the same two leaves, which cross a Matrix bundle the same way
-    (X.A -> Y.B and Y.A -> X.B), never share a link.
+    ``s_slot``, ``t_slot`` and ``shift`` come from ``FabricIndex.slots``: the source's and the
+    destination node's positions on the leaves their port of the flow's source port number
+    sits on (on a Matrix the node's position on that A or B leaf), and an offset that is 0 for
+    a rail-aligned flow; ``later`` is true when the source node comes after the destination
+    node. Even m: a flow to a later node takes link (s + shift) mod m, a flow to an earlier
+    node link (-t - 1 - shift) mod m, the destination's position counted from the other end
+    of the bundle. Odd m, where that mirror has a middle link: (s + t + later + shift) mod m.
+    Either way the flows of one source, or into one destination, take different links,
+    rail-aligned neighbours (a ring in node order) spread over every link, and the two
+    directions of a pair test between nodes on the same two leaves, which cross a Matrix
+    bundle the same way (X.A -> Y.B and Y.A -> X.B), never share a link.
     """
     s, t, m = np.asarray(s_slot), np.asarray(t_slot), np.asarray(size)
-    even = np.where(later, -t - 1, s)
-    odd = s + t + np.asarray(later, dtype=np.int64)
+    d = np.asarray(shift)
+    even = np.where(later, -t - 1 - d, s + d)
+    odd = s + t + np.asarray(later, dtype=np.int64) + d
     return np.where(m % 2 == 0, even, odd) % m
 
 
@@ -148,7 +150,8 @@ def paths(
     ix.check_reachable(np.array([s_leaf]), np.array([d_leaf]))
     col = int(ix.leaf_col[d_leaf])
     rank = int(ix.ep_rank[d, dst_port])
-    s_slot, d_slot = (int(x[0]) for x in ix.slots([s], [src_port], [d], [dst_port]))
+    s_slot, d_slot, shift = (int(x[0]) for x in ix.slots([s], [src_port], [d], [dst_port]))
+    bundle_rule = policy == "deterministic" and ix.is_matrix
     found: list[tuple[list[int], float]] = []
 
     def walk(sw: int, hops: list[int], weight: float, div: int) -> None:
@@ -158,10 +161,10 @@ def paths(
         g = int(ix.group_of[sw, col])
         start, size = int(ix.g_start[g]), int(ix.g_size[g])
         if policy in ("dmodk", "deterministic"):
-            if policy == "dmodk":
-                k = (rank // div) % size
+            if bundle_rule:
+                k = int(deterministic_member(s_slot, d_slot, s > d, size, shift))
             else:
-                k = int(deterministic_member(s_slot, d_slot, s > d, size))
+                k = (rank // div) % size
             dl = int(ix.g_members[start + k])
             walk(int(ix.dl_to[dl]), [*hops, dl], weight, div * int(ix.g_nbrs[g]))
             return
@@ -237,10 +240,10 @@ def route_bulk(
     ``policy``: ``ecmp`` picks a member of each equal-cost group by the flow's hash
     (``hash_base``, the CRC of its header, through each switch's ``switch_hash``) or, with
     ``hash_base`` None, uniformly at random from ``rng``; ``dmodk`` picks member (d // div) mod
-    n, d = destination index in leaf-port order (OpenSM ftree); ``deterministic`` picks the
-    member ``deterministic_member`` names (by leaf positions, not leaf port numbers, so
-    rail-aligned traffic into a B leaf, whose port numbers step by the rail count, never piles
-    onto a few links of a bundle); ``adaptive`` splits each flow evenly over every member of
+    n, d = destination index in leaf-port order (OpenSM ftree); ``deterministic`` on a Matrix
+    picks the member ``deterministic_member`` names (by leaf positions, not leaf port numbers,
+    so rail-aligned traffic into a B leaf, whose port numbers step by the rail count, never
+    piles onto a few links of a bundle) and elsewhere the D-mod-k member; ``adaptive`` splits each flow evenly over every member of
     every group (packet spraying, fluid).
     ``include_nic`` False leaves out the two NIC links (node to leaf, leaf to node).
     """
@@ -275,7 +278,7 @@ def route_bulk(
     col = ix.leaf_col[d_leaf]
     live = np.nonzero(cur != d_leaf)[0]
     rank = ix.ep_rank[dst_node, dst_port]
-    s_slot, d_slot = ix.slots(src_node, src_port, dst_node, dst_port)
+    s_slot, d_slot, shift = ix.slots(src_node, src_port, dst_node, dst_port)
     later = np.asarray(src_node) > np.asarray(dst_node)
     div = np.ones(n, dtype=np.int64)
     seeds = ix.hash_seeds(hash_seeds) if hash_base is not None else None
@@ -285,9 +288,9 @@ def route_bulk(
         sw = cur[live]
         g = ix.group_of[sw, col[live]]
         size = ix.g_size[g]
-        if policy == "deterministic":
-            k = deterministic_member(s_slot[live], d_slot[live], later[live], size)
-        elif policy == "dmodk":
+        if policy == "deterministic" and ix.is_matrix:
+            k = deterministic_member(s_slot[live], d_slot[live], later[live], size, shift[live])
+        elif policy in ("dmodk", "deterministic"):
             k = (rank[live] // div[live]) % size
             div[live] *= ix.g_nbrs[g]
         elif hash_base is not None:
