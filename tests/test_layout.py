@@ -153,9 +153,9 @@ def test_given_tray_graph_and_drops(catalog):
 
 def test_given_tray_graph_errors_name_the_field():
     with pytest.raises(SpecError, match=r"layout\.trays\.segments\.0: unknown point 'x'"):
-        from railplan.physical.floor import _given_trays
+        from railplan.physical.trays import given_trays
 
-        _given_trays(
+        given_trays(
             two_rack_spec(
                 trays={
                     "routing": "graph",

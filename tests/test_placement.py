@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+import itertools
+from collections import Counter, defaultdict
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import railplan.solve.placement as placement
@@ -13,6 +15,7 @@ from railplan.errors import InfeasibleError, SpecError
 from railplan.physical.bom import bom
 from railplan.physical.floor import build_floor, switch_power_w, switch_units
 from railplan.pipeline.layout import complete
+from railplan.solve.placement import driver
 from railplan.spec import spec_from_dict
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -33,8 +36,8 @@ def test_cpsat_beats_naive_on_the_1k_example(catalog, h100_1k):
     naive_cost = bom(naive, catalog).totals.cost_usd
     # same switches, so the whole difference is cables and optics
     assert solved_cost < naive_cost
-    # the report states objective, proven bound and gap
-    assert report.method == "cp-sat joint" and report.status == "OPTIMAL"
+    # the report states objective, proven bound and gap: the search's answer, proven by CP-SAT
+    assert report.method == "flow and swaps, cp-sat joint" and report.status == "OPTIMAL"
     assert report.best_bound_usd <= report.objective_usd + 1e-6
     assert 0.0 <= report.gap < 1e-6
     assert report.objective_usd < report.naive_objective_usd
@@ -50,11 +53,11 @@ def test_same_spec_same_placement(catalog, h100_1k):
 
 
 def test_role_by_role_is_deterministic_and_beats_naive(catalog, h100_1k, monkeypatch):
-    monkeypatch.setattr(placement, "JOINT_LIMIT", 0)  # force the scalable path
+    monkeypatch.setattr(driver, "JOINT_LIMIT", 0)  # force the scalable path
     spec, design = h100_1k
     a, ra = complete(design, spec, catalog, time_limit_s=2)
     b, _ = complete(design, spec, catalog, time_limit_s=2)
-    assert ra.method == "cp-sat by role" and ra.bound_kind == "relaxation"
+    assert ra.method == "flow and swaps" and ra.bound_kind in ("relaxation", "capacity")
     assert a.placements == b.placements
     assert ra.best_bound_usd <= ra.objective_usd <= ra.naive_objective_usd
     assert 0.0 <= ra.gap < 1.0
@@ -166,5 +169,124 @@ def test_relaxation_bound_is_below_the_proven_optimum(catalog, h100_1k):
         design, floor, catalog, DesignCoster(design, catalog), spec.layout.placement
     )
     assert placed.report.status == "OPTIMAL"
-    bound = placement.relaxation_bound(groups, tables, floor) / placement.CENTS
-    assert 0 < bound <= placed.report.objective_usd
+    usable = spec.layout.rack_height_u - spec.layout.network_rack_reserved_u
+    power = spec.layout.network_rack_power_w
+    optimum = round(placed.report.objective_usd * placement.CENTS)
+    assert 0 < placement.relaxation_bound(groups, tables, usable, power) <= optimum
+    assert 0 < placement.capacity_bound(groups, tables, usable, power, optimum) <= optimum
+
+
+def test_2k_search_reaches_the_optimum_found_by_enumeration(catalog):
+    """2,048 GPUs (8 leaf blocks, 4 spine blocks, 8 racks of 2 blocks): every way to put the
+    spines, each with the leaves' best assignment (scipy's Hungarian method), gives the
+    optimum; the search must reach it without CP-SAT."""
+    from scipy.optimize import linear_sum_assignment
+
+    from railplan.physical.costers import DesignCoster
+
+    spec = spec_from_dict(
+        {"cluster": {"gpus": 2048, "node": "dgx-h100"}, "fabric": {"switches": ["qm9700"]}}
+    )
+    design = plan(spec, catalog)
+    floor = build_floor(design, spec.layout, catalog)
+    rules = spec.layout.placement
+    groups = placement.make_groups(design, floor, catalog, rules.group_size)
+    cands = placement.candidate_racks(design, floor, groups, rules)
+    tables = placement.cost_tables(
+        design, floor, catalog, groups, DesignCoster(design, catalog), cands
+    )
+    leaves = [i for i, g in enumerate(groups) if g.role == "leaf"]
+    spines = [i for i, g in enumerate(groups) if g.role == "spine"]
+    per_rack = 2  # 8 QM9700 draw 13.76 kW: two blocks fill a 30 kW rack
+    assert groups[0].power_w * per_rack <= spec.layout.network_rack_power_w < groups[0].power_w * 3
+    best = None
+    for combo in itertools.combinations_with_replacement(range(tables.n_racks), len(spines)):
+        count = Counter(combo)
+        if max(count.values()) > per_rack:
+            continue
+        at = np.zeros(len(groups), dtype=np.intp)
+        at[spines] = combo
+        slots = [r for r in range(tables.n_racks) for _ in range(per_rack - count[r])]
+        rows = []
+        for i in leaves:
+            row = tables.fixed[i].copy()
+            for p, m in zip(*tables.partners[i], strict=True):
+                row += tables.matrices[m][:, at[p]]
+            rows.append(row[slots])
+        r, c = linear_sum_assignment(np.array(rows))
+        at[np.array(leaves)[r]] = np.array(slots)[c]
+        cost = placement.placement_cost(tables, at)
+        best = cost if best is None else min(best, cost)
+    _, report = complete(design, spec, catalog)
+    assert round(report.objective_usd * placement.CENTS) == best
+    # the lower bound already proves it within the default 0.5%: no CP-SAT needed
+    assert report.method == "flow and swaps" and report.gap <= rules.relative_gap_limit
+    assert report.best_bound_usd <= report.objective_usd <= report.naive_objective_usd
+
+
+def test_a_tighter_gap_asks_cp_sat(catalog):
+    spec = spec_from_dict(
+        {
+            "cluster": {"gpus": 2048, "node": "dgx-h100"},
+            "fabric": {"switches": ["qm9700"]},
+            "layout": {"placement": {"relative_gap_limit": 0, "deterministic_time_s": 0.5}},
+        }
+    )
+    _, report = complete(plan(spec, catalog), spec, catalog)
+    assert report.method == "flow and swaps, cp-sat joint"
+    assert report.time_limit_s == 0.5
+    assert report.best_bound_usd <= report.objective_usd
+
+
+def test_time_limit_s_is_the_deprecated_name_of_deterministic_time_s():
+    old = spec_from_dict({"cluster": {"gpus": 16}, "layout": {"placement": {"time_limit_s": 3}}})
+    assert old.layout.placement.deterministic_time_s == 3.0
+    with pytest.raises(SpecError, match="deterministic_time_s only"):
+        spec_from_dict(
+            {
+                "cluster": {"gpus": 16},
+                "layout": {"placement": {"time_limit_s": 3, "deterministic_time_s": 4}},
+            }
+        )
+
+
+def test_the_budget_grows_with_the_groups():
+    rules = spec_from_dict({"cluster": {"gpus": 16}}).layout.placement
+    assert driver.deterministic_budget_s(rules, 4, None) == driver.AUTO_MIN_S
+    assert driver.deterministic_budget_s(rules, 100, None) == 100 * driver.AUTO_S_PER_GROUP
+    assert driver.deterministic_budget_s(rules, 10**6, None) == driver.AUTO_MAX_S
+    assert driver.deterministic_budget_s(rules, 100, 2.5) == 2.5  # given on the call
+    fixed = spec_from_dict(
+        {"cluster": {"gpus": 16}, "layout": {"placement": {"deterministic_time_s": 7}}}
+    ).layout.placement
+    assert driver.deterministic_budget_s(fixed, 100, None) == 7
+
+
+@pytest.mark.parametrize(
+    "spec_data",
+    [
+        {"cluster": {"gpus": 4096, "node": "dgx-h100"}, "fabric": {"switches": ["qm9700"]}},
+        {
+            "cluster": {"gpus": 2048, "node": "h20-4x2x200g"},
+            "fabric": {"topology": "matrix", "switches": ["cx864e-n"]},
+        },
+        {
+            "cluster": {"gpus": 1024, "node": "hgx-h100-8x400g"},
+            "fabric": {"topology": "fat-tree", "switches": ["qm9700"]},
+        },
+    ],
+)
+def test_scalable_path_is_deterministic_and_no_worse_than_first_fit(
+    catalog, spec_data, monkeypatch
+):
+    from railplan.design import design_to_json
+
+    monkeypatch.setattr(driver, "JOINT_LIMIT", 0)
+    spec = spec_from_dict(spec_data)
+    design = plan(spec, catalog)
+    first, report = complete(design, spec, catalog)
+    second, _ = complete(design, spec, catalog)
+    assert design_to_json(first) == design_to_json(second)
+    assert report.best_bound_usd <= report.objective_usd <= report.naive_objective_usd
+    _, naive_report = complete(design, spec, catalog, method="naive")
+    assert report.cable_cost_usd <= naive_report.cable_cost_usd

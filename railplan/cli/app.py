@@ -41,6 +41,28 @@ MAX_LINE = 600
 _STOPS = {signal.SIGINT: (130, "interrupted"), signal.SIGTERM: (143, "terminated")}
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from railplan.version import __version__
+
+        typer.echo(f"railplan {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        help="Print the version and exit.",
+        callback=_show_version,
+        is_eager=True,
+    ),
+) -> None:
+    # the app's own options; every command is a module cmd_*.py that imports its work lazily
+    del version
+
+
 def _load_commands() -> None:
     here = str(Path(__file__).resolve().parent)
     for info in sorted(pkgutil.iter_modules([here]), key=lambda m: m.name):

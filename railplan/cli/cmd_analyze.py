@@ -3,26 +3,24 @@
 import csv
 import io
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
-from rich.table import Table
 
 from railplan.cli.app import app
 from railplan.cli.common import (
     MAX_SEED,
-    DesignSource,
     JsonFlag,
     design_command,
     out_file,
     print_json,
     write_atomic,
 )
-from railplan.cli.progress import progress_bar
-from railplan.cli.show import print_table
-from railplan.traffic.collisions import analyze
-from railplan.traffic.failures import what_if
-from railplan.traffic.flows import PatternError
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from railplan.pipeline.source import DesignSource
 
 
 def _rate(data: dict[str, Any]) -> str:
@@ -38,7 +36,7 @@ def _figures(f: dict[str, Any]) -> str:
     return text + ("" if pace is None else f", pace {pace:.2f}")
 
 
-def _failure_rows(table: Table, fail: dict[str, Any]) -> None:
+def _failure_rows(table: "Table", fail: dict[str, Any]) -> None:
     table.add_row(
         "failed",
         f"{', '.join(fail['failed'])}: {fail['links_removed']} link(s), "
@@ -59,7 +57,9 @@ def _failure_rows(table: Table, fail: dict[str, Any]) -> None:
         )
 
 
-def report_table(data: dict[str, Any]) -> Table:
+def report_table(data: dict[str, Any]) -> "Table":
+    from rich.table import Table
+
     bw = data["bandwidth"]
     table = Table(
         title=f"{data['design']}: {data['pattern']} under {data['routing']} routing",
@@ -105,7 +105,7 @@ def _hot_text(hot: dict[str, Any]) -> str:
 @app.command("analyze")
 @design_command
 def analyze_cmd(
-    src: DesignSource,
+    src: "DesignSource",
     pattern: Annotated[
         str, typer.Option("--pattern", "-p", help="pairs, ring, alltoall, pd or permutation.")
     ] = "pairs",
@@ -167,6 +167,11 @@ def analyze_cmd(
     ] = None,
 ) -> None:
     """Predict the bandwidth every node pair gets for a traffic pattern on a design."""
+    from railplan.cli.progress import progress_bar
+    from railplan.traffic.collisions import analyze
+    from railplan.traffic.failures import what_if
+    from railplan.traffic.flows import PatternError
+
     out_file(csv_out, "--csv")
     if (placement or mapping) and pattern != "pd":
         raise PatternError("--placement and --mapping place prefill and decode: use --pattern pd")
@@ -200,4 +205,6 @@ def analyze_cmd(
     if json_out:
         print_json(data)
     else:
+        from railplan.cli.show import print_table
+
         print_table(report_table(data))

@@ -1,27 +1,21 @@
 """`railplan asbuilt`: compare LLDP / InfiniBand discovery dumps with the planned cabling."""
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import (
-    DesignSource,
-    JsonFlag,
-    NamesPath,
-    ReportPath,
-    design_command,
-    emit_report,
-)
-from railplan.cli.show import print_table, rows_table
-from railplan.field.asbuilt import check_asbuilt
+from railplan.cli.common import JsonFlag, NamesPath, ReportPath, design_command, emit_report
+
+if TYPE_CHECKING:
+    from railplan.pipeline.source import DesignSource
 
 
 @app.command("asbuilt")
 @design_command
 def asbuilt_cmd(
-    src: DesignSource,
+    src: "DesignSource",
     lldp: Annotated[
         Optional[list[Path]],  # noqa: UP045
         typer.Option("--lldp", help="LLDP output: a file or a folder of files (repeatable)."),
@@ -39,6 +33,9 @@ def asbuilt_cmd(
     report: ReportPath = None,
 ) -> None:
     """Check the as-built cabling against the plan; exit 1 when anything needs fixing."""
+    from railplan.cli.show import print_table, rows_table
+    from railplan.field.asbuilt import check_asbuilt
+
     design = src.built().design
     result = check_asbuilt(
         design, lldp=lldp or [], ibnetdiscover=ibnetdiscover, iblinkinfo=iblinkinfo, names=names

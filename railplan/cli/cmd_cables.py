@@ -2,17 +2,17 @@
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, design_command, out_file, out_folder
-from railplan.design import design_to_json
+from railplan.cli.common import OBJECTIVES, design_command, out_file, out_folder
 from railplan.errors import SpecError
-from railplan.physical.costers import OBJECTIVES
-from railplan.render import cables_csv, dot, ibtopo, netbox, p2p
 from railplan.render.atomic import write_atomic, write_set
+
+if TYPE_CHECKING:
+    from railplan.pipeline.source import DesignSource
 
 FORMATS = ("csv", "netbox", "p2p", "ibtopo", "dot")
 DEFAULT_NAMES = {
@@ -30,7 +30,7 @@ def _say(message: str) -> None:
 @app.command("cables")
 @design_command
 def cables_cmd(
-    src: DesignSource,
+    src: "DesignSource",
     out: Annotated[
         Optional[Path],  # noqa: UP045 - typer needs a runtime type
         typer.Option(
@@ -47,7 +47,10 @@ def cables_cmd(
     ] = "cost",
     time_limit: Annotated[
         Optional[float],  # noqa: UP045
-        typer.Option("--time-limit", help="CP-SAT time limit in s (default: the spec's)."),
+        typer.Option(
+            "--time-limit",
+            help="CP-SAT placement budget in deterministic seconds (default: the spec's).",
+        ),
     ] = None,
     naive: Annotated[
         bool, typer.Option("--naive", help="First-fit placement from the row end, no solver.")
@@ -73,6 +76,9 @@ def cables_cmd(
     elif out is not None and not out.is_dir():
         out_file(out, "-o")
     out_file(design_out, "--design-out")
+    from railplan.design import design_to_json
+    from railplan.render import cables_csv, dot, ibtopo, netbox, p2p
+
     built = src.built(
         objective=objective,
         time_limit_s=time_limit,

@@ -1,17 +1,21 @@
 """`railplan compare`: every topology family for the same cluster, side by side."""
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, JsonFlag, design_command, print_json
-from railplan.cli.show import print_table
-from railplan.pipeline.compare import compare, compare_json
+from railplan.cli.common import JsonFlag, design_command, print_json
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from railplan.pipeline.source import DesignSource
 
 
-def compare_table(designs: list[dict[str, Any]]) -> Table:
+def compare_table(designs: list[dict[str, Any]]) -> "Table":
+    from rich.table import Table
+
     table = Table(title="Topology comparison", title_justify="left")
     table.add_column("", style="bold")
     for d in designs:
@@ -103,7 +107,7 @@ def _num(d: dict[str, Any], test: str, key: str) -> str:
 @app.command("compare")
 @design_command
 def compare_cmd(
-    src: DesignSource,
+    src: "DesignSource",
     json_out: JsonFlag = False,
     traffic: Annotated[
         bool,
@@ -125,6 +129,8 @@ def compare_cmd(
     ] = False,
 ) -> None:
     """Plan every topology family for the same cluster and compare them."""
+    from railplan.pipeline.compare import compare, compare_json
+
     rows = compare(src.spec(), src.catalog(), layout=layout, method="naive" if naive else "cp-sat")
     result = compare_json(rows, traffic, failures)
     designs, infeasible = result["designs"], result["infeasible"]
@@ -132,6 +138,8 @@ def compare_cmd(
         print_json(result)
     else:
         if designs:
+            from railplan.cli.show import print_table
+
             print_table(compare_table(designs))
             for line in failure_lines(designs):
                 typer.echo(line)

@@ -1,27 +1,21 @@
 """`railplan grade`: grade acceptance-test results against the plan and name the fault."""
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import (
-    DesignSource,
-    JsonFlag,
-    NamesPath,
-    ReportPath,
-    design_command,
-    emit_report,
-)
-from railplan.cli.show import print_table, rows_table
-from railplan.field.grade import grade, load_expectations
+from railplan.cli.common import JsonFlag, NamesPath, ReportPath, design_command, emit_report
+
+if TYPE_CHECKING:
+    from railplan.pipeline.source import DesignSource
 
 
 @app.command("grade")
 @design_command
 def grade_cmd(
-    src: DesignSource,
+    src: "DesignSource",
     results: Annotated[
         Path,
         typer.Option("--results", "-r", help="Folder of test outputs (as the scripts write it)."),
@@ -35,6 +29,9 @@ def grade_cmd(
     report: ReportPath = None,
 ) -> None:
     """Grade test results against the plan's thresholds; exit 1 when a test fails."""
+    from railplan.cli.show import print_table, rows_table
+    from railplan.field.grade import grade, load_expectations
+
     design = src.built().design
     wanted = load_expectations(expectations) if expectations is not None else None
     result = grade(design, wanted, results, names=names)

@@ -2,25 +2,23 @@
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import DesignSource, JsonFlag, design_command, out_folder, print_json
-from railplan.cli.show import plan_table, print_table
-from railplan.design import design_to_json
-from railplan.design.summary import plan_summary
+from railplan.cli.common import OBJECTIVES, JsonFlag, design_command, out_folder, print_json
 from railplan.errors import SpecError
-from railplan.physical.costers import OBJECTIVES
 from railplan.render.atomic import write_set
-from railplan.spec import spec_to_yaml
+
+if TYPE_CHECKING:
+    from railplan.pipeline.source import DesignSource
 
 
 @app.command("plan")
 @design_command
 def plan_cmd(
-    src: DesignSource,
+    src: "DesignSource",
     json_out: JsonFlag = False,
     out_dir: Annotated[
         Optional[Path],  # noqa: UP045
@@ -39,7 +37,9 @@ def plan_cmd(
     time_limit: Annotated[
         Optional[float],  # noqa: UP045
         typer.Option(
-            "--time-limit", help="CP-SAT placement time limit in s (default: the spec's)."
+            "--time-limit",
+            help="CP-SAT placement budget in deterministic seconds (machine-independent work "
+            "units, not wall time; default: the spec's layout.placement.deterministic_time_s).",
         ),
     ] = None,
     naive: Annotated[
@@ -51,6 +51,10 @@ def plan_cmd(
     if objective not in OBJECTIVES:
         raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
     out_folder(out_dir, "-o")
+    from railplan.design import design_to_json
+    from railplan.design.summary import plan_summary
+    from railplan.spec import spec_to_yaml
+
     say = (lambda msg: typer.echo(msg, err=True)) if sys.stderr.isatty() else None
     built = src.built(
         layout=layout,
@@ -75,6 +79,8 @@ def plan_cmd(
     if json_out:
         print_json(summary)
     else:
+        from railplan.cli.show import plan_table, print_table
+
         print_table(plan_table(summary))
         if out_dir is not None:
             typer.echo(f"wrote {out_dir / 'design.json'} and {out_dir / 'spec.yaml'}")

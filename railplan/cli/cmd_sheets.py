@@ -3,35 +3,31 @@
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import (
-    DesignSource,
-    design_command,
-    out_file,
-    out_folder,
-    revision_option,
-)
-from railplan.cli.progress import progress_bar
-from railplan.design import Design
+from railplan.cli.common import design_command, out_file, out_folder, revision_option
 from railplan.errors import SpecError
-from railplan.physical.bom import bom as build_bom
 from railplan.render.atomic import write_atomic, write_set
-from railplan.render.pdf_common import Progress
-from railplan.render.pdf_sheets import LABEL_GRIDS, render_labels, render_sheets
-from railplan.testplan import design_hash
+
+if TYPE_CHECKING:
+    from railplan.design import Design
+    from railplan.pipeline.source import DesignSource
+    from railplan.render.pdf_common import Progress
 
 PAGE_SIZES = ("a4", "letter")
+#: label stocks (railplan.render.pdf_labels.LABEL_GRIDS, read there only when printing; a test
+#: keeps the two equal)
+LABEL_STOCKS = ("avery-5160", "avery-l7159", "avery-l7654")
 
 
 def _say(message: str) -> None:
     typer.echo(message, err=True)
 
 
-def cabled_design(src: DesignSource, naive: bool = False) -> Design:
+def cabled_design(src: "DesignSource", naive: bool = False) -> "Design":
     """The source's design with racks and cables: a design.json as is, else laid out now."""
     if src.is_design_file() and not src.design().cables:
         _say(f"note: {src.source} has no cables; laying it out from its spec")
@@ -44,7 +40,7 @@ def cabled_design(src: DesignSource, naive: bool = False) -> Design:
     return built.design
 
 
-def _stage(update: Callable[[int, int], None] | None) -> Progress | None:
+def _stage(update: Callable[[int, int], None] | None) -> "Progress | None":
     """Adapt the CLI bar's ``(done, total)`` to the renderers' ``(stage, done, total)``."""
     if update is None:
         return None
@@ -59,7 +55,7 @@ def _stage(update: Callable[[int, int], None] | None) -> Progress | None:
 @app.command("sheets")
 @design_command
 def sheets_cmd(
-    src: DesignSource,
+    src: "DesignSource",
     out_dir: Annotated[
         Path, typer.Option("-o", "--out", help="Directory for sheets.pdf and labels.pdf.")
     ] = Path("."),
@@ -69,7 +65,7 @@ def sheets_cmd(
     page_size: Annotated[str, typer.Option("--page-size", help="a4 or letter.")] = "a4",
     labels: Annotated[
         str,
-        typer.Option("--labels", help=f"Label stock: {', '.join(sorted(LABEL_GRIDS))}, or none."),
+        typer.Option("--labels", help=f"Label stock: {', '.join(LABEL_STOCKS)}, or none."),
     ] = "avery-l7654",
     naive: Annotated[
         bool, typer.Option("--naive", help="Lay out with first-fit placement (no solver).")
@@ -82,11 +78,16 @@ def sheets_cmd(
     """Write the cabling sheets (sheets.pdf) and the cable end labels (labels.pdf)."""
     if page_size not in PAGE_SIZES:
         raise SpecError(f"--page-size {page_size!r}: use a4 or letter")
-    if labels != "none" and labels not in LABEL_GRIDS:
-        raise SpecError(f"--labels {labels!r}: use one of {', '.join(sorted(LABEL_GRIDS))}, none")
+    if labels != "none" and labels not in LABEL_STOCKS:
+        raise SpecError(f"--labels {labels!r}: use one of {', '.join(LABEL_STOCKS)}, none")
     out_folder(out_dir, "-o")
     out_file(design_out, "--design-out")
     revision_option(revision)
+    from railplan.cli.progress import progress_bar
+    from railplan.physical.bom import bom as build_bom
+    from railplan.render.pdf_sheets import render_labels, render_sheets
+    from railplan.testplan import design_hash
+
     design = cabled_design(src, naive)
     if design_out is not None:
         from railplan.design import design_to_json

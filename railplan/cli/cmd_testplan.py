@@ -1,32 +1,24 @@
 """`railplan testplan`: the acceptance test plan as PDF, YAML, JSON, text and runnable scripts."""
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
 from railplan.cli.app import app
 from railplan.cli.cmd_sheets import PAGE_SIZES, _say, _stage, cabled_design
-from railplan.cli.common import (
-    DesignSource,
-    design_command,
-    device_names,
-    out_folder,
-    revision_option,
-)
-from railplan.cli.progress import progress_bar
+from railplan.cli.common import design_command, device_names, out_folder, revision_option
 from railplan.errors import SpecError
 from railplan.render.atomic import write_set
-from railplan.render.pdf_testplan import render_testplan
-from railplan.render.scripts import executable, render_scripts
-from railplan.render.testplan_data import plan_to_json, plan_to_text, plan_to_yaml
-from railplan.testplan import TestPlanOptions, build_testplan
+
+if TYPE_CHECKING:
+    from railplan.pipeline.source import DesignSource
 
 
 @app.command("testplan")
 @design_command
 def testplan_cmd(
-    src: DesignSource,
+    src: "DesignSource",
     out_dir: Annotated[
         Path,
         typer.Option("-o", "--out", help="Directory for testplan.pdf/.yaml/.json and scripts/."),
@@ -61,6 +53,12 @@ def testplan_cmd(
     out_folder(out_dir, "-o")
     revision_option(revision)
     names = device_names(devices)
+    from railplan.cli.progress import progress_bar
+    from railplan.render.pdf_testplan import render_testplan
+    from railplan.render.scripts import executable, render_scripts
+    from railplan.render.testplan_data import plan_to_json, plan_to_text, plan_to_yaml
+    from railplan.testplan import TestPlanOptions, build_testplan
+
     design = cabled_design(src, naive)
     options = TestPlanOptions(
         partners=partners,

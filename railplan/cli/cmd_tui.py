@@ -5,7 +5,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from railplan.catalog import load_catalog
 from railplan.cli.app import app
 
 
@@ -24,6 +23,7 @@ def tui_cmd(
     ] = None,
 ) -> None:
     """Capture a cluster, compare topologies and export the handouts in a terminal UI."""
+    from railplan.catalog import load_catalog
     from railplan.tui.app import run  # textual loads only for this command
     from railplan.tui.exports import read_spec
 

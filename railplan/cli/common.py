@@ -1,4 +1,8 @@
-"""What every design-taking command shares: spec file, design.json or quick flags, as a DesignSource."""
+"""What every design-taking command shares: spec file, design.json or quick flags, as a DesignSource.
+
+Imports stay light (typer and the standard library): a command loads the library when it runs,
+so ``railplan --help`` starts in a blink.
+"""
 
 import functools
 import inspect
@@ -11,9 +15,13 @@ import typer
 
 from railplan.errors import SpecError
 from railplan.identifiers import ID_RULE, REVISION_RULE, is_id, is_revision, shown
-from railplan.pipeline.source import DesignSource
 from railplan.render.atomic import write_atomic
-from railplan.render.field_report import report_markdown
+
+__all__ = ["write_atomic"]
+
+#: what the placement may minimise (railplan.physical.costers.OBJECTIVES, which loads numpy;
+#: a test keeps the two equal)
+OBJECTIVES = ("cost", "power", "length")
 
 QUICK = "Quick flags (no spec file needed; with a spec they override it)"
 #: largest --seed analyze takes (the seed feeds numpy's generators)
@@ -139,6 +147,8 @@ def design_command(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
+        from railplan.pipeline.source import DesignSource
+
         given = {name: kwargs.pop(name) for name, _ in SOURCE_PARAMS}
         source, catalog_dir = given.pop("source"), given.pop("catalog_dir")
         src = DesignSource(source, flag_overrides(**given), catalog_dir)
@@ -158,6 +168,8 @@ def print_json(obj: Any) -> None:
 def emit_report(report: Any, json_out: bool, markdown: Path | None) -> None:
     """Write the Markdown report if asked, print the JSON if asked; exit 1 unless ``report.ok``."""
     if markdown is not None:
+        from railplan.render.field_report import report_markdown
+
         write_atomic(markdown, report_markdown(report))
     if json_out:
         print_json(report.to_json())

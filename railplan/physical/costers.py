@@ -5,21 +5,55 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Protocol, cast
 
-from railplan.catalog import Catalog
+import numpy as np
+
+from railplan.catalog import LENGTH_EPS_M, Catalog
 from railplan.design import Design, Link
 from railplan.errors import InfeasibleError, SpecError
 from railplan.physical import media
-from railplan.physical.media_plans import Component, catalog_index, cheapest, plans_for
+from railplan.physical.media_plans import Component, Plan, catalog_index, cheapest, plans_for
 
 OBJECTIVES = ("cost", "power", "length")
 
 
 class LinkCoster(Protocol):
-    """Prices a link at a routed length: ``key`` groups links that price alike."""
+    """Prices a link at a routed length: ``key`` groups links that price alike.
+
+    ``costs(key, lengths_m)`` prices a whole array of lengths at once (what placement uses);
+    ``cost`` is the same figure for one length.
+    """
 
     def key(self, link: Link) -> Hashable: ...
 
     def cost(self, key: Hashable, length_m: float, link: Link) -> float: ...
+
+    def costs(self, key: Hashable, lengths_m: np.ndarray) -> np.ndarray: ...
+
+
+def breakpoints_m(plans: tuple[Plan, ...]) -> list[float]:
+    """Lengths where the cheapest media can change: every stocked length and every reach.
+
+    A part covers a routed length up to its next stocked length and a plan up to its reach
+    (``Cable.stocked``, ``LENGTH_EPS_M``), so the cheapest price is a step function constant
+    on ``(mark_i, mark_i+1]``: pricing each mark once prices every length.
+    """
+    marks = {
+        s for p in plans for inst in p.instances for part in inst.parts for s in part.lengths_m
+    }
+    marks |= {p.reach_m for p in plans if np.isfinite(p.reach_m)}
+    return sorted(marks)
+
+
+class StepPrices:
+    """A step function of length from its marks: the value at the first mark covering a length."""
+
+    def __init__(self, marks: list[float], values: list[float], beyond: float) -> None:
+        self.marks = np.asarray(marks, dtype=float)
+        self.values = np.asarray([*values, beyond], dtype=float)
+
+    def __call__(self, lengths_m: np.ndarray) -> np.ndarray:
+        at = np.searchsorted(self.marks, np.asarray(lengths_m, dtype=float) - LENGTH_EPS_M)
+        return self.values[at]
 
 
 class DesignCoster:
@@ -37,28 +71,45 @@ class DesignCoster:
         self._power = objective == "power"
         self._idx = catalog_index(catalog)
         runs = media.design_runs(design, catalog)
-        self._key: dict[str, Component] = {}
+        #: the shape of each distinct component; a link's key is its shape's index
+        self.shapes: list[Component] = []
+        self._key: dict[str, int] = {}
+        shape_ix: dict[Component, int] = {}
         for members in media.components(runs):
             comp = media.component_shape(runs, members, "")
+            k = shape_ix.setdefault(comp, len(shape_ix))
+            if k == len(self.shapes):
+                self.shapes.append(comp)
             for i in members:
-                self._key[runs[i].link_id] = comp
-        self._memo: dict[tuple[Component, float], float] = {}
+                self._key[runs[i].link_id] = k
+        self._memo: dict[tuple[int, float], float] = {}
+        self._steps: dict[int, StepPrices] = {}
 
     def key(self, link: Link) -> Hashable:
         return self._key[link.id]
 
-    def cost(self, key: Hashable, length_m: float, link: Link) -> float:
-        assert isinstance(key, Component)
+    def cost(self, key: Hashable, length_m: float, link: Link | None = None) -> float:
+        assert isinstance(key, int)
+        comp = self.shapes[key]
         memo = (key, round(length_m, 6))
         hit = self._memo.get(memo)
         if hit is None:
-            best = cheapest(plans_for(self._idx, key), length_m)
+            best = cheapest(plans_for(self._idx, comp), length_m)
             if best is None:
                 hit = media.UNREACHABLE_USD
             else:
-                hit = (best.power_w if self._power else best.cost_usd) / len(key.runs)
+                hit = (best.power_w if self._power else best.cost_usd) / len(comp.runs)
             self._memo[memo] = hit
         return hit
+
+    def costs(self, key: Hashable, lengths_m: np.ndarray) -> np.ndarray:
+        assert isinstance(key, int)
+        steps = self._steps.get(key)
+        if steps is None:
+            marks = breakpoints_m(plans_for(self._idx, self.shapes[key]))
+            steps = StepPrices(marks, [self.cost(key, m) for m in marks], media.UNREACHABLE_USD)
+            self._steps[key] = steps
+        return steps(lengths_m)
 
 
 class LengthCoster:
@@ -67,22 +118,29 @@ class LengthCoster:
     def key(self, link: Link) -> Hashable:
         return "m"
 
-    def cost(self, key: Hashable, length_m: float, link: Link) -> float:
+    def cost(self, key: Hashable, length_m: float, link: Link | None = None) -> float:
         return length_m
+
+    def costs(self, key: Hashable, lengths_m: np.ndarray) -> np.ndarray:
+        return np.asarray(lengths_m, dtype=float)
 
 
 class PowerCoster:
     """Placement objective: media power (W) of each link at its length, per ``media.select``."""
 
+    #: lengths are priced on this grid (catalog lengths and reaches lie on it), once per step
+    GRID_M = 0.05
+
     def __init__(self, design: Design, catalog: Catalog) -> None:
         self.catalog = catalog
         self.ends = media.link_ends(design, catalog)
+        self._memo: dict[tuple[Hashable, float], float] = {}
 
     def key(self, link: Link) -> Hashable:
         a, b = self.ends[link.id]
         return (link.rate_gbps, a.form_factor, a.ports_per_cage, b.form_factor, b.ports_per_cage)
 
-    def cost(self, key: Hashable, length_m: float, link: Link) -> float:
+    def cost(self, key: Hashable, length_m: float, link: Link | None = None) -> float:
         speed, a_ff, a_ppc, b_ff, b_ppc = cast(tuple[int, str, int, str, int], key)
         try:
             choice = media.select(
@@ -97,6 +155,19 @@ class PowerCoster:
         except InfeasibleError:
             return media.UNREACHABLE_USD
         return choice.power_w
+
+    def costs(self, key: Hashable, lengths_m: np.ndarray) -> np.ndarray:
+        # the first grid step covering a length within LENGTH_EPS_M, as Cable.stocked does
+        steps = np.ceil((np.asarray(lengths_m) - LENGTH_EPS_M) / self.GRID_M - 1e-9)
+        grid = np.round(np.maximum(steps, 0) * self.GRID_M, 3)
+        values, inverse = np.unique(grid, return_inverse=True)
+        out = np.empty(len(values))
+        for i, q in enumerate(values.tolist()):
+            hit = self._memo.get((key, q))
+            if hit is None:
+                hit = self._memo[(key, q)] = self.cost(key, q)
+            out[i] = hit
+        return out[inverse.reshape(np.shape(lengths_m))]
 
 
 def coster_for(design: Design, catalog: Catalog, objective: str) -> LinkCoster:

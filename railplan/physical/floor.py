@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import networkx as nx
-import shapely
-from shapely.geometry import LineString, Point
+import numpy as np
 
 from railplan.catalog import Catalog
 from railplan.design import Design, Rack, Switch
 from railplan.errors import InfeasibleError, SpecError
+from railplan.physical.trays import TrayTable, given_trays, row_trays, tray_network
 from railplan.spec import U_HEIGHT_M, LayoutSpec
+
+__all__ = ["End", "Floor", "build_floor", "given_trays", "row_trays", "tray_network"]
 
 #: headroom over the strict need when ``network_rack_count`` is ``auto`` (need > 1)
 AUTO_HEADROOM = 1.25
@@ -43,11 +44,9 @@ class Floor:
     #: tray graph node where each rack's cables drop in, and the run from rack top to it
     drop_node: dict[str, str]
     drop_m: dict[str, float]
-    _from: dict[str, dict[str, float]] = field(default_factory=dict, repr=False)
-    _network: frozenset[str] = field(default_factory=frozenset, repr=False)
-
-    def __post_init__(self) -> None:
-        self._network = frozenset(self.network_racks)
+    #: the run between any two racks as array arithmetic (built once with the graph)
+    trays: TrayTable
+    _runs: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
 
     @property
     def rack_by_id(self) -> dict[str, Rack]:
@@ -68,27 +67,33 @@ class Floor:
         """Horizontal run from the top of one rack to the top of another along the trays."""
         if rack_a == rack_b:
             return 0.0
-        if rack_a not in self._from and (
-            rack_b in self._from or (rack_b in self._network and rack_a not in self._network)
-        ):
-            rack_a, rack_b = rack_b, rack_a
-        dist = self._from.get(rack_a)
-        if dist is None:
-            dist = nx.single_source_dijkstra_path_length(
-                self.graph, self.drop_node[rack_a], weight="length"
-            )
-            self._from[rack_a] = dist
-        path = dist.get(self.drop_node[rack_b])
-        if path is None:
-            raise InfeasibleError(
-                f"layout.trays: no tray joins rack {rack_a} to rack {rack_b}; add a segment "
-                "that connects their trays"
-            )
-        return round(self.drop_m[rack_a] + path + self.drop_m[rack_b], 6)
+        key = (rack_a, rack_b) if rack_a < rack_b else (rack_b, rack_a)
+        hit = self._runs.get(key)
+        if hit is None:
+            ix = self.trays.index
+            run = self.trays.run_m(ix[key[0]], ix[key[1]])
+            if not math.isfinite(run):
+                raise InfeasibleError(_no_tray(*key))
+            hit = self._runs[key] = round(run, 6)
+        return hit
 
     def tray_distances_m(self, rack: str, others: Sequence[str]) -> list[float]:
-        """``tray_distance_m`` from one rack to each of ``others`` (one shortest-path run)."""
-        return [self.tray_distance_m(o, rack) if o != rack else 0.0 for o in others]
+        """``tray_distance_m`` from one rack to each of ``others``."""
+        return [float(x) for x in self.tray_table_m([rack], others)[0]]
+
+    def tray_table_m(self, racks_a: Sequence[str], racks_b: Sequence[str]) -> np.ndarray:
+        """Runs from each of ``racks_a`` (rows) to each of ``racks_b`` (columns), in metres.
+
+        Raises InfeasibleError when no tray joins two of them.
+        """
+        ix = self.trays.index
+        a = np.array([ix[r] for r in racks_a], dtype=np.intp)
+        b = np.array([ix[r] for r in racks_b], dtype=np.intp)
+        out = np.round(self.trays.runs_m(a, b), 6)
+        if not np.isfinite(out).all():
+            i, j = np.argwhere(~np.isfinite(out))[0]
+            raise InfeasibleError(_no_tray(racks_a[i], racks_b[j]))
+        return out
 
     def route_length_m(self, a: End, b: End) -> float:
         """Routed length of a cable: up out of rack a, along the trays, down into rack b, + slack.
@@ -101,6 +106,13 @@ class Floor:
         tray = self.layout.trays.height_m
         up = (tray - a.height_m) + (tray - b.height_m)
         return round(up + self.tray_distance_m(a.rack, b.rack) + slack, 3)
+
+
+def _no_tray(rack_a: str, rack_b: str) -> str:
+    return (
+        f"layout.trays: no tray joins rack {rack_a} to rack {rack_b}; add a segment that "
+        "connects their trays"
+    )
 
 
 # -- rack rows ------------------------------------------------------------------------------
@@ -239,106 +251,18 @@ def build_floor(design: Design, layout: LayoutSpec, catalog: Catalog) -> Floor:
                 network.append(rid)
                 if ":" in token:
                     su_racks.setdefault(int(token.split(":")[1]), []).append(rid)
-    graph, drop_node, drop_m = tray_network(racks, layout)
+    trays = tray_network(racks, layout)
     return Floor(
         layout=layout,
         racks=tuple(racks),
         compute_racks=tuple(compute[i] for i in range(n_compute)),
         network_racks=tuple(network),
         su_racks={k: tuple(v) for k, v in su_racks.items()},
-        graph=graph,
-        drop_node=drop_node,
-        drop_m=drop_m,
+        graph=trays.graph,
+        drop_node=trays.drop_node,
+        drop_m=trays.drop_m,
+        trays=trays.table,
     )
-
-
-# -- trays ----------------------------------------------------------------------------------
-
-
-def row_trays(
-    racks: Sequence[Rack], layout: LayoutSpec
-) -> tuple[dict[str, tuple[float, float]], list[tuple[str, str]]]:
-    """Tray points and segments for ``rows`` routing: a tray above each row's centre line,
-    joined by cross trays just beyond both ends of the longest row (and across the middle)."""
-    trays = layout.trays
-    rows = sorted({r.row for r in racks})
-    longest = max((r.position + 1 for r in racks), default=1) * layout.rack_width_m
-    x_left = -trays.end_clearance_m
-    x_right = longest + trays.end_clearance_m
-    xs = {"L": x_left, "R": x_right}
-    if trays.cross_trays == "ends-and-middle":
-        xs["M"] = longest / 2
-    points: dict[str, tuple[float, float]] = {}
-    segments: list[tuple[str, str]] = []
-    y_of = {r.row: r.y_m + layout.rack_depth_m / 2 for r in racks}
-    for row in rows:
-        names = [f"{side}{row}" for side in sorted(xs, key=lambda s: xs[s])]
-        for name in names:
-            points[name] = (xs[name[0]], y_of[row])
-        segments += list(itertools.pairwise(names))
-    for side in xs:
-        segments += [(f"{side}{a}", f"{side}{b}") for a, b in itertools.pairwise(rows)]
-    return points, segments
-
-
-def _given_trays(
-    layout: LayoutSpec,
-) -> tuple[dict[str, tuple[float, float]], list[tuple[str, str]]]:
-    trays = layout.trays
-    points: dict[str, tuple[float, float]] = {}
-    for i, pt in enumerate(trays.points):
-        if pt.id in points:
-            raise SpecError(f"layout.trays.points.{i}: point id {pt.id!r} is used twice")
-        points[pt.id] = (pt.x_m, pt.y_m)
-    if not trays.segments:
-        raise SpecError("layout.trays.segments: routing graph needs at least one tray segment")
-    for i, (a, b) in enumerate(trays.segments):
-        for end in (a, b):
-            if end not in points:
-                raise SpecError(
-                    f"layout.trays.segments.{i}: unknown point {end!r}; define it under points"
-                )
-        if points[a] == points[b]:
-            raise SpecError(f"layout.trays.segments.{i}: {a} and {b} are the same spot")
-    return points, list(trays.segments)
-
-
-def tray_network(
-    racks: Sequence[Rack], layout: LayoutSpec
-) -> tuple[nx.Graph, dict[str, str], dict[str, float]]:
-    """The tray graph with every rack dropped onto its nearest tray segment (shapely).
-
-    Returns the graph (edge attribute ``length`` in metres), the graph node of each rack's drop
-    and the horizontal distance from the rack's top centre to that tray.
-    """
-    if layout.trays.routing == "rows":
-        points, segments = row_trays(racks, layout)
-    else:
-        points, segments = _given_trays(layout)
-    lines = [LineString([points[a], points[b]]) for a, b in segments]
-    tree = shapely.STRtree(lines)
-    exits = [Point(r.x_m + layout.rack_width_m / 2, r.y_m + layout.rack_depth_m / 2) for r in racks]
-    nearest = tree.query_nearest(exits, all_matches=False) if exits else [[], []]
-    on_segment: dict[int, list[tuple[float, str]]] = {i: [] for i in range(len(lines))}
-    drop_node: dict[str, str] = {}
-    drop_m: dict[str, float] = {}
-    for rack_index, seg in zip(nearest[0], nearest[1], strict=True):
-        rack = racks[int(rack_index)]
-        line = lines[int(seg)]
-        exit_point = exits[int(rack_index)]
-        on_segment[int(seg)].append((float(line.project(exit_point)), rack.id))
-        drop_node[rack.id] = f"rack:{rack.id}"
-        drop_m[rack.id] = round(float(line.distance(exit_point)), 6)
-    graph = nx.Graph()
-    for name in points:
-        graph.add_node(f"pt:{name}")
-    for i, (a, b) in enumerate(segments):
-        chain = [(0.0, f"pt:{a}")]
-        chain += [(t, f"rack:{rid}") for t, rid in sorted(on_segment[i])]
-        chain.append((float(lines[i].length), f"pt:{b}"))
-        for (t0, n0), (t1, n1) in itertools.pairwise(chain):
-            graph.add_edge(n0, n1, length=round(t1 - t0, 6))
-    return graph, drop_node, drop_m
 
 
 # -- where nodes sit ------------------------------------------------------------------------

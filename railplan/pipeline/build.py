@@ -4,17 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design
-from railplan.physical.bom import Bom, bom
-from railplan.pipeline.layout import complete
 from railplan.pipeline.plan import honour_attachment, needs_choice, plan
-from railplan.solve.placement import PlacementReport
-from railplan.solve.switch_choice import SolverReport, choose
 from railplan.spec import Spec
 from railplan.validate import check
+
+if TYPE_CHECKING:
+    from railplan.physical.bom import Bom
+    from railplan.solve.placement import PlacementReport
+    from railplan.solve.switch_choice import SolverReport
 
 #: run-to-run varying figures kept out of JSON so the same spec gives byte-identical output
 _VOLATILE = ("wall_time_s",)
@@ -66,6 +67,8 @@ def build(
     say = progress or (lambda _msg: None)
     chosen: SolverReport | None = None
     if several_models(spec, catalog, topology):
+        from railplan.solve.switch_choice import choose  # OR-Tools loads only when choosing
+
         say("choosing the switch model")
         design, chosen = choose(
             spec, catalog, objective if objective != "length" else "cost", topology=topology
@@ -75,6 +78,9 @@ def build(
         design = plan(spec, catalog, topology=topology)
     if not layout:
         return Build(design=design, bom=None, placement=None, switch_choice=chosen)
+    from railplan.physical.bom import bom
+    from railplan.pipeline.layout import complete  # layout libraries load only to lay out
+
     say("placing switches and cabling")
     design, placement = complete(
         design,

@@ -16,9 +16,7 @@ from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design, design_from_dict
 from railplan.errors import DesignFileError, SpecError
 from railplan.identifiers import shorten
-from railplan.physical.bom import bom
 from railplan.pipeline.build import Build, build
-from railplan.pipeline.layout import complete
 from railplan.safe_load import MAX_JSON_BYTES, load_json, read_file
 from railplan.spec import Spec, apply_overrides, load_spec, spec_from_dict
 from railplan.validate import check
@@ -127,6 +125,9 @@ class DesignSource:
             )
             self._design = built.design
             return built
+        from railplan.physical.bom import bom
+        from railplan.pipeline.layout import complete
+
         design, placement = self.design(), None
         if layout and (relayout or not design.cables):
             design, placement = complete(

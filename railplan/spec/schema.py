@@ -232,7 +232,25 @@ class PlacementRulesSpec(_Strict):
     spines_in_network_row: bool = Field(
         default=False, description="Spines and cores go in the dedicated network row"
     )
-    time_limit_s: float = Field(default=5.0, gt=0, le=86_400, description="CP-SAT time limit")
+    deterministic_time_s: float | None = Field(
+        default=None,
+        gt=0,
+        le=86_400,
+        description=(
+            "CP-SAT work budget in deterministic seconds (OR-Tools max_deterministic_time: "
+            "machine-independent work units, not wall-clock seconds); default: scales with "
+            "the number of switch groups. Old name: time_limit_s (deprecated)"
+        ),
+    )
+    relative_gap_limit: float = Field(
+        default=0.005,
+        ge=0,
+        lt=1,
+        description=(
+            "Stop once the placement is proven within this share of the optimum (0.005: "
+            "0.5%; OR-Tools relative_gap_limit); 0 asks for proven optimality within the budget"
+        ),
+    )
     random_seed: int = Field(
         default=1, ge=0, le=MAX_SEED, description="CP-SAT random seed (same seed, same answer)"
     )
@@ -245,6 +263,20 @@ class PlacementRulesSpec(_Strict):
     group_size: int = Field(
         default=8, ge=1, le=64, description="Largest block of like switches placed as one unit"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _deprecated_time_limit(cls, data: object) -> object:
+        """``time_limit_s`` (deprecated) is the old name of ``deterministic_time_s``."""
+        if isinstance(data, dict) and "time_limit_s" in data:
+            data = dict(data)
+            old = data.pop("time_limit_s")
+            if "deterministic_time_s" in data:
+                raise ValueError(
+                    "give deterministic_time_s only; time_limit_s is its deprecated old name"
+                )
+            data["deterministic_time_s"] = old
+        return data
 
 
 class LayoutSpec(_Strict):

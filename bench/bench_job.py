@@ -1,0 +1,142 @@
+"""The whole job through the CLI, start-up included: wall time, peak memory and the placement's answer.
+
+Every row runs ``python -m railplan ...`` in a fresh process, ``--repeat`` times (default 3), and
+prints the median wall time and the median peak RSS of that child (``os.wait4``). Plan rows also
+print the placement's estimated cost, its proven gap and the first-fit estimate it is compared
+with, read from ``--json``. Targets are the ones the README's Performance section lists.
+
+    python bench/bench_job.py                 # every row, medians of 3
+    python bench/bench_job.py --only 131k     # rows whose label contains "131k"
+    python bench/bench_job.py --repeat 1 --quick   # the rows under 20 s
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EX = ROOT / "examples"
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    argv: tuple[str, ...]
+    target_s: float
+    target_mib: float = 0.0
+    quick: bool = True
+
+
+Q131 = ("--gpus", "131072", "--node", "dgx-h100")
+ROWS = (
+    Row("railplan --help", ("--help",), 0.3),
+    Row("railplan --version", ("--version",), 0.3),
+    Row("topology only, 1k", ("plan", str(EX / "h100-1k.yaml"), "--no-layout", "--json"), 0.6),
+    Row("full job, 1k", ("plan", str(EX / "h100-1k.yaml"), "--json"), 1.5),
+    Row(
+        "full job, 2k",
+        ("plan", "--gpus", "2048", "--node", "dgx-h100", "--switch", "qm9700", "--json"),
+        1.5,
+    ),
+    Row("full job, 16k", ("plan", str(EX / "h100-16k-3tier.yaml"), "--json"), 20.0),
+    Row(
+        "full job, 131k qm9700 2 planes",
+        ("plan", *Q131, "--switch", "qm9700", "--planes", "2", "--json"),
+        20.0,
+        2048.0,
+        quick=False,
+    ),
+    Row(
+        "full job, 131k cx864e-n",
+        ("plan", *Q131, "--switch", "cx864e-n", "--json"),
+        20.0,
+        2048.0,
+        quick=False,
+    ),
+    Row(
+        "sheets, 16k",
+        ("sheets", str(EX / "h100-16k-3tier.yaml"), "-o", "{out}"),
+        60.0,
+        quick=False,
+    ),
+    Row(
+        "testplan, 16k",
+        ("testplan", str(EX / "h100-16k-3tier.yaml"), "-o", "{out}"),
+        60.0,
+        quick=False,
+    ),
+)
+
+
+def run_once(argv: tuple[str, ...]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MiB) and stdout of ``python -m railplan ARGV`` in a child."""
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryFile() as out:
+        args = [a.replace("{out}", tmp) for a in argv]
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "railplan", *args],
+            stdout=out,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        if proc.returncode != 0:
+            return wall, usage.ru_maxrss / 1024, f"exit {proc.returncode}"
+        return wall, usage.ru_maxrss / 1024, out.read().decode()
+
+
+def placement_figures(stdout: str) -> str:
+    """``estimate / first-fit / gap`` from a plan --json, or '' for other commands."""
+    try:
+        report = json.loads(stdout)["solver"]["placement"]
+    except (ValueError, KeyError):
+        return ""
+    est, naive, gap = report["objective_usd"], report["naive_objective_usd"], report["gap"]
+    return f"${est:,.0f} / ${naive:,.0f} / {gap:.2%} ({report['status']})"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3, help="runs per row (median reported)")
+    ap.add_argument("--only", help="only rows whose label contains this text")
+    ap.add_argument("--quick", action="store_true", help="skip the 131k and handout rows")
+    args = ap.parse_args()
+    load = os.getloadavg()[0]
+    print(f"load average at start {load:.2f}; medians of {args.repeat}; python -m railplan")
+    print("| work | target | wall s | peak MiB | placement estimate / first-fit / gap |")
+    print("|---|---:|---:|---:|---|")
+    for row in ROWS:
+        if args.only and args.only not in row.label:
+            continue
+        if args.quick and not row.quick:
+            continue
+        runs = [run_once(row.argv) for _ in range(args.repeat)]
+        if runs[0][2].startswith("exit "):
+            print(f"| {row.label} | | fails: {runs[0][2]} | | |", flush=True)
+            continue
+        wall = statistics.median(r[0] for r in runs)
+        rss = statistics.median(r[1] for r in runs)
+        target = f"< {row.target_s:g} s" + (
+            f", {row.target_mib / 1024:g} GiB" if row.target_mib else ""
+        )
+        print(
+            f"| {row.label} | {target} | {wall:.2f} | {rss:,.0f} | {placement_figures(runs[0][2])} |",
+            flush=True,
+        )
+    print(f"load average at end {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""Overhead trays: the tray graph (shapely drops, networkx) and a rack-to-rack distance table.
+
+Every rack drops onto its nearest tray segment. A run between two racks either stays on a
+segment they share or leaves each rack's segment through one of its two end points, so the
+shortest run is a closed form over four numbers per rack (the drop, the segment and the
+distance to each end) and one table of shortest distances between tray points. That table is
+the Manhattan distance for ``rows`` routing (every tray is axis-parallel and every row's tray
+meets every cross tray) and comes from Dijkstra over the points for a given tray graph.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+import shapely
+from shapely.geometry import LineString, Point
+
+from railplan.design import Rack
+from railplan.errors import SpecError
+from railplan.spec import LayoutSpec
+
+Points = dict[str, tuple[float, float]]
+
+
+def row_trays(racks: Sequence[Rack], layout: LayoutSpec) -> tuple[Points, list[tuple[str, str]]]:
+    """Tray points and segments for ``rows`` routing: a tray above each row's centre line,
+    joined by cross trays just beyond both ends of the longest row (and across the middle)."""
+    trays = layout.trays
+    rows = sorted({r.row for r in racks})
+    longest = max((r.position + 1 for r in racks), default=1) * layout.rack_width_m
+    x_left = -trays.end_clearance_m
+    x_right = longest + trays.end_clearance_m
+    xs = {"L": x_left, "R": x_right}
+    if trays.cross_trays == "ends-and-middle":
+        xs["M"] = longest / 2
+    points: Points = {}
+    segments: list[tuple[str, str]] = []
+    y_of = {r.row: r.y_m + layout.rack_depth_m / 2 for r in racks}
+    for row in rows:
+        names = [f"{side}{row}" for side in sorted(xs, key=lambda s: xs[s])]
+        for name in names:
+            points[name] = (xs[name[0]], y_of[row])
+        segments += list(itertools.pairwise(names))
+    for side in xs:
+        segments += [(f"{side}{a}", f"{side}{b}") for a, b in itertools.pairwise(rows)]
+    return points, segments
+
+
+def given_trays(layout: LayoutSpec) -> tuple[Points, list[tuple[str, str]]]:
+    """The points and segments of ``layout.trays`` (``graph`` routing), checked."""
+    trays = layout.trays
+    points: Points = {}
+    for i, pt in enumerate(trays.points):
+        if pt.id in points:
+            raise SpecError(f"layout.trays.points.{i}: point id {pt.id!r} is used twice")
+        points[pt.id] = (pt.x_m, pt.y_m)
+    if not trays.segments:
+        raise SpecError("layout.trays.segments: routing graph needs at least one tray segment")
+    for i, (a, b) in enumerate(trays.segments):
+        for end in (a, b):
+            if end not in points:
+                raise SpecError(
+                    f"layout.trays.segments.{i}: unknown point {end!r}; define it under points"
+                )
+        if points[a] == points[b]:
+            raise SpecError(f"layout.trays.segments.{i}: {a} and {b} are the same spot")
+    return points, list(trays.segments)
+
+
+@dataclass(frozen=True)
+class TrayTable:
+    """Horizontal tray run between racks, by rack index: ``runs_m(a, b)`` for index arrays.
+
+    Per rack: its drop (rack top centre to the tray), its segment, the run along the tray to
+    each end point of that segment, and those end points; ``between`` holds the shortest run
+    between any two tray points (``inf`` when no tray joins them).
+    """
+
+    index: dict[str, int]
+    drop_m: np.ndarray
+    segment: np.ndarray
+    along_m: np.ndarray
+    ends: np.ndarray
+    to_end_m: np.ndarray
+    between: np.ndarray
+
+    def runs_m(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Table ``len(a) x len(b)`` of runs from rack top to rack top (0 within a rack)."""
+        a, b = np.asarray(a, dtype=np.intp), np.asarray(b, dtype=np.intp)
+        best = np.where(
+            self.segment[a][:, None] == self.segment[b][None, :],
+            np.abs(self.along_m[a][:, None] - self.along_m[b][None, :]),
+            np.inf,
+        )
+        for x in (0, 1):
+            for y in (0, 1):
+                via = self.between[np.ix_(self.ends[a, x], self.ends[b, y])]
+                via += self.to_end_m[a, x][:, None]
+                via += self.to_end_m[b, y][None, :]
+                np.minimum(best, via, out=best)
+        best += self.drop_m[a][:, None]
+        best += self.drop_m[b][None, :]
+        best[a[:, None] == b[None, :]] = 0.0
+        return best
+
+    def run_m(self, a: int, b: int) -> float:
+        """One run (``inf`` when no tray joins the two racks), in plain floats."""
+        if a == b:
+            return 0.0
+        ends, to_end, between = self.ends, self.to_end_m, self.between
+        best = float("inf")
+        if self.segment[a] == self.segment[b]:
+            best = abs(float(self.along_m[a]) - float(self.along_m[b]))
+        for x in (0, 1):
+            for y in (0, 1):
+                via = float(to_end[a, x]) + float(between[ends[a, x], ends[b, y]])
+                best = min(best, via + float(to_end[b, y]))
+        return float(self.drop_m[a]) + best + float(self.drop_m[b])
+
+
+@dataclass(frozen=True)
+class TrayNetwork:
+    """The tray graph (edge attribute ``length``), each rack's drop node and drop, the table."""
+
+    graph: nx.Graph
+    drop_node: dict[str, str]
+    drop_m: dict[str, float]
+    table: TrayTable
+
+
+def tray_network(racks: Sequence[Rack], layout: LayoutSpec) -> TrayNetwork:
+    """The tray graph with every rack dropped onto its nearest tray segment (shapely)."""
+    if layout.trays.routing == "rows":
+        points, segments = row_trays(racks, layout)
+    else:
+        points, segments = given_trays(layout)
+    lines = [LineString([points[a], points[b]]) for a, b in segments]
+    tree = shapely.STRtree(lines)
+    exits = [Point(r.x_m + layout.rack_width_m / 2, r.y_m + layout.rack_depth_m / 2) for r in racks]
+    nearest = tree.query_nearest(exits, all_matches=False) if exits else [[], []]
+    on_segment: dict[int, list[tuple[float, str]]] = {i: [] for i in range(len(lines))}
+    drop_node: dict[str, str] = {}
+    drop_m: dict[str, float] = {}
+    segment_of: dict[str, int] = {}
+    for rack_index, seg in zip(nearest[0], nearest[1], strict=True):
+        rack = racks[int(rack_index)]
+        line = lines[int(seg)]
+        exit_point = exits[int(rack_index)]
+        on_segment[int(seg)].append((float(line.project(exit_point)), rack.id))
+        drop_node[rack.id] = f"rack:{rack.id}"
+        drop_m[rack.id] = round(float(line.distance(exit_point)), 6)
+        segment_of[rack.id] = int(seg)
+    graph = nx.Graph()
+    for name in points:
+        graph.add_node(f"pt:{name}")
+    along: dict[str, float] = {}
+    seg_len: list[float] = []
+    for i, (a, b) in enumerate(segments):
+        chain = [(0.0, f"pt:{a}")]
+        chain += [(t, f"rack:{rid}") for t, rid in sorted(on_segment[i])]
+        chain.append((float(lines[i].length), f"pt:{b}"))
+        run = 0.0
+        for (t0, n0), (t1, n1) in itertools.pairwise(chain):
+            graph.add_edge(n0, n1, length=round(t1 - t0, 6))
+            run += round(t1 - t0, 6)
+            if n1.startswith("rack:"):
+                along[n1[5:]] = run
+        seg_len.append(run)
+    names = list(points)
+    point_ix = {name: i for i, name in enumerate(names)}
+    if layout.trays.routing == "rows":
+        xy = np.array([points[p] for p in names], dtype=float).reshape(-1, 2)
+        between = np.abs(xy[:, None, 0] - xy[None, :, 0]) + np.abs(xy[:, None, 1] - xy[None, :, 1])
+    else:
+        between = _point_distances(names, segments, seg_len)
+    ids = [r.id for r in racks]
+    seg = np.array([segment_of[r] for r in ids], dtype=np.intp)
+    pos = np.array([along[r] for r in ids], dtype=float)
+    ends = np.array([[point_ix[segments[s][0]], point_ix[segments[s][1]]] for s in seg.tolist()])
+    lengths = np.array(seg_len, dtype=float)
+    table = TrayTable(
+        index={r: i for i, r in enumerate(ids)},
+        drop_m=np.array([drop_m[r] for r in ids], dtype=float),
+        segment=seg,
+        along_m=pos,
+        ends=ends.reshape(-1, 2).astype(np.intp),
+        to_end_m=np.stack([pos, lengths[seg] - pos], axis=1) if ids else np.zeros((0, 2)),
+        between=between,
+    )
+    return TrayNetwork(graph, drop_node, drop_m, table)
+
+
+def _point_distances(
+    names: Sequence[str], segments: Sequence[tuple[str, str]], lengths: Sequence[float]
+) -> np.ndarray:
+    """Shortest tray run between every two points of a given graph (Dijkstra, networkx)."""
+    skeleton = nx.Graph()
+    skeleton.add_nodes_from(names)
+    for (a, b), length in zip(segments, lengths, strict=True):
+        if not skeleton.has_edge(a, b) or skeleton[a][b]["length"] > length:
+            skeleton.add_edge(a, b, length=length)
+    ix = {name: i for i, name in enumerate(names)}
+    out = np.full((len(names), len(names)), np.inf)
+    for source, dist in nx.all_pairs_dijkstra_path_length(skeleton, weight="length"):
+        for target, d in dist.items():
+            out[ix[source], ix[target]] = d
+    return out

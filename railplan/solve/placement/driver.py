@@ -1,0 +1,289 @@
+"""place_switches: groups, cost tables, search, bounds and (when small) the joint CP-SAT model."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from railplan.catalog import Catalog
+from railplan.design import Design
+from railplan.errors import InfeasibleError
+from railplan.physical.costers import LinkCoster
+from railplan.physical.floor import Floor
+from railplan.solve.placement import cpsat
+from railplan.solve.placement.bounds import capacity_bound, relaxation_bound
+from railplan.solve.placement.groups import (
+    Group,
+    candidate_racks,
+    make_groups,
+    swap_classes,
+    usable_units,
+)
+from railplan.solve.placement.report import (
+    PlacementReport,
+    SwitchPlacement,
+    empty_report,
+    infeasible_reason,
+    naive_groups,
+    stacked,
+)
+from railplan.solve.placement.search import State, alike, flow_role, improve, place_roles
+from railplan.solve.placement.tables import CENTS, CostTables, cost_tables, placement_cost
+from railplan.spec import PlacementRulesSpec
+
+#: joint model size (pair-of-group x rack-pair products) up to which CP-SAT solves all groups
+#: together from the search's answer, to improve it or prove how far it is from optimal
+JOINT_LIMIT = 40_000
+#: stop role passes, then passes of moves and swaps, when one gains less than this share
+ROLE_TOLERANCE = 1e-4
+PASS_TOLERANCE = 1e-4
+MAX_PASSES = 12
+#: the default CP-SAT budget: deterministic seconds per switch group, within these limits
+AUTO_S_PER_GROUP = 0.05
+AUTO_MIN_S, AUTO_MAX_S = 0.5, 30.0
+#: racks a CP-SAT role model keeps per group (roles of unlike groups only)
+ROLE_RACKS = 24
+
+Progress = Callable[[str], None]
+
+
+def deterministic_budget_s(rules: PlacementRulesSpec, groups: int, given: float | None) -> float:
+    """CP-SAT's budget in deterministic seconds: the one given, the spec's, or one that grows
+    with the number of switch groups."""
+    if given is not None:
+        return given
+    if rules.deterministic_time_s is not None:
+        return rules.deterministic_time_s
+    return round(min(AUTO_MAX_S, max(AUTO_MIN_S, AUTO_S_PER_GROUP * groups)), 3)
+
+
+def place_switches(
+    design: Design,
+    floor: Floor,
+    catalog: Catalog,
+    coster: LinkCoster,
+    rules: PlacementRulesSpec,
+    *,
+    time_limit_s: float | None = None,
+    progress: Progress | None = None,
+) -> SwitchPlacement:
+    """Place every switch in a network rack minimising the estimated total cable cost.
+
+    Switches are placed in blocks (``make_groups``). Each role is placed optimally given the
+    others (a min-cost flow), then groups move into free room and like groups trade racks
+    while that lowers the cost, repeated while a pass gains. The answer's gap is against the
+    best valid lower bound (``relaxation_bound``, ``capacity_bound``); when that gap exceeds
+    ``rules.relative_gap_limit`` and the joint model is small (``JOINT_LIMIT``), CP-SAT solves
+    all groups together from the answer within the budget (``time_limit_s``, in deterministic
+    seconds, else the spec's ``deterministic_time_s``, else one that grows with size) and
+    stops once optimal or within the requested gap. Every step is deterministic. If blocks
+    cannot be packed, smaller blocks are tried before failing.
+    """
+    size = rules.group_size
+    while True:
+        try:
+            return _place(design, floor, catalog, coster, rules, size, time_limit_s, progress)
+        except InfeasibleError:
+            if size == 1:
+                raise
+            size = max(1, size // 2)  # smaller blocks pack racks tighter: never a false "no"
+
+
+@dataclass
+class Answer:
+    """A placement (rack index per group), its cost and the best bound, in cents."""
+
+    at: np.ndarray
+    objective: int
+    bound: int
+    bound_kind: str
+    status: str
+    method: str
+    passes: int
+    notes: list[str]
+
+
+def _place(
+    design: Design,
+    floor: Floor,
+    catalog: Catalog,
+    coster: LinkCoster,
+    rules: PlacementRulesSpec,
+    group_size: int,
+    time_limit_s: float | None,
+    progress: Progress | None,
+) -> SwitchPlacement:
+    start = time.perf_counter()
+    say = progress or (lambda _msg: None)
+    groups = make_groups(design, floor, catalog, group_size)
+    budget_s = deterministic_budget_s(rules, len(groups), time_limit_s)
+    if not groups:
+        report = empty_report(floor, rules, budget_s)
+        return stacked(design, floor, catalog, groups, np.zeros(0, dtype=np.intp), report)
+    tables = cost_tables(
+        design, floor, catalog, groups, coster, candidate_racks(design, floor, groups, rules)
+    )
+    naive_at = naive_groups(groups, floor)
+    naive = placement_cost(tables, naive_at) if naive_at is not None else -1
+    size = joint_size(tables)
+    say(f"placement: {len(groups)} switch groups, {tables.n_racks} racks, joint size {size}")
+    room = (usable_units(floor), floor.layout.network_rack_power_w)
+    answer = search(groups, tables, room, rules, budget_s, say)
+    if answer.objective > answer.bound and _gap(answer) > rules.relative_gap_limit:
+        if size <= JOINT_LIMIT:
+            joint(answer, groups, tables, room, rules, budget_s)
+        else:
+            answer.notes.append(
+                f"joint model too large ({size} rack-pair terms) for CP-SAT; the gap is "
+                "against the lower bound"
+            )
+    gap = _gap(answer)
+    report = PlacementReport(
+        method=answer.method,
+        status=answer.status,
+        objective_usd=answer.objective / CENTS,
+        best_bound_usd=answer.bound / CENTS,
+        gap=round(max(0.0, gap), 6),
+        bound_kind=answer.bound_kind,
+        naive_objective_usd=naive / CENTS if naive >= 0 else float("nan"),
+        wall_time_s=round(time.perf_counter() - start, 3),
+        groups=len(groups),
+        racks=tables.n_racks,
+        passes=answer.passes,
+        time_limit_s=budget_s,
+        random_seed=rules.random_seed,
+        num_workers=rules.num_workers,
+        notes=tuple(answer.notes),
+    )
+    say(f"placement: {answer.status}, estimated ${answer.objective / CENTS:,.0f}, gap {gap:.2%}")
+    return stacked(design, floor, catalog, groups, answer.at, report)
+
+
+def joint_size(tables: CostTables) -> int:
+    cands = [len(tables.candidates[g]) for g in tables.ids]
+    return sum(
+        cands[a] * cands[b]
+        for a, b in zip(tables.pair_a.tolist(), tables.pair_b.tolist(), strict=True)
+    )
+
+
+def _gap(answer: Answer) -> float:
+    return (answer.objective - answer.bound) / answer.objective if answer.objective > 0 else 0.0
+
+
+def search(
+    groups: Sequence[Group],
+    tables: CostTables,
+    room: tuple[int, float],
+    rules: PlacementRulesSpec,
+    budget_s: float,
+    say: Progress,
+) -> Answer:
+    """Roles bottom-up, then moves, swaps and role passes while a pass gains; ``room`` is
+    what one rack holds (units, watts). The answer carries the best valid lower bound."""
+    usable, power = room
+    state = State.empty(groups, tables, usable, power)
+    classes = np.array(swap_classes(groups, tables.candidates))
+    roles = sorted({(g.tier, g.role) for g in groups})
+    order = [np.array([i for i, g in enumerate(groups) if (g.tier, g.role) == r]) for r in roles]
+    limits = cpsat.Limits(
+        max(0.05, budget_s / (2 * len(order))), 0.0, rules.random_seed, rules.num_workers
+    )
+
+    def solve_role(st: State, members: np.ndarray, before: np.ndarray) -> np.ndarray | None:
+        if alike(st, members):
+            return flow_role(st, members, before)
+        racks_of = cpsat.candidate_racks_of(st, members, before, ROLE_RACKS)
+        hint = before if (before >= 0).all() else None
+        solved = cpsat.solve(st, members, racks_of, classes, limits, hint)
+        if (solved is None or solved.assign is None) and hint is None:
+            # a model cut to each group's cheapest racks may miss room: try every rack
+            racks_of = cpsat.candidate_racks_of(st, members, before, 0)
+            solved = cpsat.solve(st, members, racks_of, classes, limits, None)
+        return None if solved is None else solved.assign
+
+    if not place_roles(state, order, solve_role) or (state.at < 0).any():
+        # the roles placed first took room the later ones needed: start from any packing
+        start = _packing(groups, tables, room, classes, limits)
+        if start is None:
+            raise InfeasibleError(infeasible_reason(groups, tables, room, rules))
+        state = State.empty(groups, tables, usable, power)
+        for g, r in enumerate(start.tolist()):
+            state.move(g, r)
+    best, passes = state.cost(), 1
+    # role by role while it gains, then moves and swaps between role passes
+    for tolerance, step in ((ROLE_TOLERANCE, None), (PASS_TOLERANCE, classes)):
+        for _ in range(MAX_PASSES):
+            passes += 1
+            if step is not None:
+                improve(state, step)
+            place_roles(state, order, solve_role)
+            cost = state.cost()
+            say(f"placement: pass {passes}: ${cost / CENTS:,.0f}")
+            gained, best = best - cost, min(best, cost)
+            if gained <= tolerance * best:
+                break
+    bound, kind = relaxation_bound(groups, tables, usable, power), "relaxation"
+    lagrange = capacity_bound(groups, tables, usable, power, best)
+    if lagrange > bound:
+        bound, kind = lagrange, "capacity"
+    status = "OPTIMAL" if best <= bound else "FEASIBLE"
+    return Answer(
+        state.at.copy(), best, min(bound, best), kind, status, "flow and swaps", passes, []
+    )
+
+
+def _packing(
+    groups: Sequence[Group],
+    tables: CostTables,
+    room: tuple[int, float],
+    classes: np.ndarray,
+    limits: cpsat.Limits,
+) -> np.ndarray | None:
+    """Some placement that fits: first fit, largest groups first, else CP-SAT on rack room
+    (links to nodes as its objective, pairs left out). None when CP-SAT proves there is none."""
+    usable, power = room
+    state = State.empty(groups, tables, usable, power)
+    for g in sorted(range(len(groups)), key=lambda i: (-groups[i].units, -groups[i].power_w, i)):
+        r = next((r for r in tables.candidates[tables.ids[g]] if state.fits(g, r)), None)
+        if r is None:
+            break
+        state.move(g, r)
+    else:
+        return state.at.copy()
+    state = State.empty(groups, tables, usable, power)
+    free = np.arange(len(groups))
+    racks_of = [np.array(tables.candidates[g], dtype=np.intp) for g in tables.ids]
+    solved = cpsat.solve(state, free, racks_of, classes, limits, pairs=False)
+    return None if solved is None or solved.assign is None else solved.assign
+
+
+def joint(
+    answer: Answer,
+    groups: Sequence[Group],
+    tables: CostTables,
+    room: tuple[int, float],
+    rules: PlacementRulesSpec,
+    budget_s: float,
+) -> None:
+    """Every group in one CP-SAT model from the search's answer; keeps the better answer and
+    the better bound."""
+    state = State.empty(groups, tables, *room)
+    free = np.arange(len(groups))
+    racks_of = [np.array(tables.candidates[g], dtype=np.intp) for g in tables.ids]
+    classes = np.array(swap_classes(groups, tables.candidates))
+    limits = cpsat.Limits(budget_s, rules.relative_gap_limit, rules.random_seed, rules.num_workers)
+    solved = cpsat.solve(state, free, racks_of, classes, limits, answer.at)
+    answer.method = "flow and swaps, cp-sat joint"
+    if solved is None:  # cannot happen: the search's answer fits
+        return
+    if solved.bound > answer.bound:
+        answer.bound, answer.bound_kind = min(solved.bound, answer.objective), "solver"
+    if solved.assign is not None and solved.objective < answer.objective:
+        answer.at, answer.objective = solved.assign, solved.objective
+    # proven only by the bound: with a gap limit CP-SAT also says OPTIMAL when within it
+    answer.status = "OPTIMAL" if answer.objective <= answer.bound else "FEASIBLE"
+    answer.bound = min(answer.bound, answer.objective)

@@ -1,0 +1,261 @@
+"""Placement by search: whole roles re-placed exactly (min-cost flow), then moves and swaps.
+
+The state is a rack per group and, for every group and rack, what the group would cost there
+given where its partners are (``cost_rows``); a move updates only its partners' rows. Every
+step is counted, never timed, so the same tables give the same placement on any machine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from railplan.solve.placement.groups import Group
+from railplan.solve.placement.tables import UNUSED, CostTables, cost_rows, placement_cost
+
+#: role subproblems with more group-rack arcs than this keep each group's cheapest racks only
+FULL_ARCS = 50_000
+#: racks kept per group when a role subproblem is pruned (its current rack is always kept)
+KEEP_RACKS = 48
+#: rounds of moves and swaps between two role passes
+MAX_ROUNDS = 20
+
+
+@dataclass
+class State:
+    """Rack of every group (-1: not placed), per-rack room left, and the cost rows."""
+
+    tables: CostTables
+    at: np.ndarray
+    units: np.ndarray
+    power_w: np.ndarray
+    room_u: np.ndarray
+    room_w: np.ndarray
+    rows: np.ndarray
+
+    @classmethod
+    def empty(
+        cls, groups: Sequence[Group], tables: CostTables, usable: int, budget: float
+    ) -> State:
+        n = tables.n_racks
+        at = np.full(len(groups), -1, dtype=np.intp)
+        return cls(
+            tables=tables,
+            at=at,
+            units=np.array([g.units for g in groups], dtype=np.int64),
+            power_w=np.array([g.power_w for g in groups], dtype=float),
+            room_u=np.full(n, usable, dtype=np.int64),
+            room_w=np.full(n, budget, dtype=float),
+            rows=cost_rows(tables, at),
+        )
+
+    def cost(self) -> int:
+        return placement_cost(self.tables, self.at)
+
+    def fits(self, g: int, r: int) -> bool:
+        return bool(self.room_u[r] >= self.units[g] and self.room_w[r] + 1e-9 >= self.power_w[g])
+
+    def move(self, g: int, r: int) -> None:
+        """Put group g in rack r (-1: take it out) and update its partners' rows."""
+        old = int(self.at[g])
+        if old == r:
+            return
+        others, mats = self.tables.partners[g]
+        # the pair matrices are symmetric: the partners' column of a rack is its row
+        if old >= 0:
+            self.room_u[old] += self.units[g]
+            self.room_w[old] += self.power_w[g]
+            self.rows[others] -= self.tables.matrices[mats, old]
+        if r >= 0:
+            self.room_u[r] -= self.units[g]
+            self.room_w[r] -= self.power_w[g]
+            self.rows[others] += self.tables.matrices[mats, r]
+        self.at[g] = r
+
+
+#: answers a role subproblem: the rack of each member (``before``: their racks, -1 if none)
+RoleSolver = Callable[["State", np.ndarray, np.ndarray], "np.ndarray | None"]
+
+
+def place_roles(state: State, order: Sequence[np.ndarray], solve_role: RoleSolver) -> bool:
+    """Re-place each role in turn, each optimal given the others (roles not yet placed take
+    no room and cost nothing); a role answer that costs more than before is not taken.
+    Returns False when a role found no racks (it stays where it was, or unplaced)."""
+    for members in order:
+        before = state.at[members].copy()
+        if (before >= 0).all() and not _pairs_within(state.tables, members):
+            answer = _lifted(state, members, before, solve_role)
+            if answer is None:
+                return False
+            moved = np.flatnonzero(answer != before)
+            gain = (
+                state.rows[members[moved], answer[moved]]
+                - state.rows[members[moved], before[moved]]
+            )
+            if gain.sum() < 0:
+                for i in moved.tolist():
+                    state.move(int(members[i]), int(answer[i]))
+            continue
+        old = state.cost() if (before >= 0).all() else None
+        for g in members.tolist():
+            state.move(g, -1)
+        answer = solve_role(state, members, before)
+        if answer is None:
+            for g, r in zip(members.tolist(), before.tolist(), strict=True):
+                state.move(g, r)
+            return False
+        for g, r in zip(members.tolist(), answer.tolist(), strict=True):
+            state.move(g, r)
+        if old is not None and state.cost() > old:
+            for g in members.tolist():
+                state.move(g, -1)
+            for g, r in zip(members.tolist(), before.tolist(), strict=True):
+                state.move(g, r)
+    return True
+
+
+def _pairs_within(tables: CostTables, members: np.ndarray) -> bool:
+    inside = np.zeros(len(tables.ids), dtype=bool)
+    inside[members] = True
+    return bool((inside[tables.pair_a] & inside[tables.pair_b]).any())
+
+
+def _lifted(
+    state: State, members: np.ndarray, before: np.ndarray, solve_role: RoleSolver
+) -> np.ndarray | None:
+    """Solve a placed role with its own room handed back (its cost rows do not depend on
+    each other when no pair joins two of its groups), then restore the room."""
+    n = state.tables.n_racks
+    lift_u = np.bincount(before, weights=state.units[members], minlength=n).astype(np.int64)
+    lift_w = np.bincount(before, weights=state.power_w[members], minlength=n)
+    state.room_u += lift_u
+    state.room_w += lift_w
+    try:
+        return solve_role(state, members, before)
+    finally:
+        state.room_u -= lift_u
+        state.room_w -= lift_w
+
+
+def alike(state: State, members: np.ndarray) -> bool:
+    """True when every group of ``members`` takes the same units and power."""
+    units, power = state.units[members], state.power_w[members]
+    return bool((units == units[0]).all() and (power == power[0]).all())
+
+
+def flow_role(state: State, members: np.ndarray, before: np.ndarray) -> np.ndarray | None:
+    """The cheapest racks for a role of like groups (``alike``) given everything else: a
+    transportation problem (racks hold whole groups), solved exactly by OR-Tools' min-cost
+    flow. Large roles keep each group's ``KEEP_RACKS`` cheapest racks and its current one;
+    None when the role does not fit even on every rack."""
+    from ortools.graph.python import min_cost_flow
+
+    unit_u, unit_w = int(state.units[members[0]]), float(state.power_w[members[0]])
+    slots = np.minimum(state.room_u // unit_u, np.floor((state.room_w + 1e-9) / unit_w))
+    slots = np.maximum(slots, 0).astype(np.int64)
+    costs = state.rows[members]
+    k, n = costs.shape
+    for pruned in (True, False):
+        arcs_g, arcs_r = _arcs(costs, before, pruned)
+        flow = min_cost_flow.SimpleMinCostFlow()
+        arcs = flow.add_arcs_with_capacity_and_unit_cost(
+            arcs_g, k + arcs_r, np.ones(len(arcs_g), dtype=np.int64), costs[arcs_g, arcs_r]
+        )
+        flow.add_arcs_with_capacity_and_unit_cost(
+            k + np.arange(n), np.full(n, k + n), slots, np.zeros(n, dtype=np.int64)
+        )
+        supplies = np.zeros(k + n + 1, dtype=np.int64)
+        supplies[:k], supplies[-1] = 1, -k
+        flow.set_nodes_supplies(np.arange(k + n + 1), supplies)
+        if flow.solve() == flow.OPTIMAL:
+            used = flow.flows(arcs) > 0
+            out = np.full(k, -1, dtype=np.intp)
+            out[arcs_g[used]] = arcs_r[used]
+            return out
+        if not pruned:
+            break
+    return None
+
+
+def _arcs(costs: np.ndarray, before: np.ndarray, pruned: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Group-rack arcs of a role subproblem: every candidate rack, or each group's cheapest
+    ``KEEP_RACKS`` and the rack it had."""
+    k, n = costs.shape
+    allowed = costs < UNUSED
+    if pruned and k * n > FULL_ARCS:
+        keep = np.argsort(costs, axis=1, kind="stable")[:, :KEEP_RACKS]
+        mask = np.zeros_like(allowed)
+        np.put_along_axis(mask, keep, True, axis=1)
+        placed = before >= 0
+        mask[np.flatnonzero(placed), before[placed]] = True
+        allowed &= mask
+    g, r = np.nonzero(allowed)
+    return g.astype(np.int64), r.astype(np.int64)
+
+
+def improve(state: State, classes: np.ndarray, max_rounds: int = MAX_ROUNDS) -> int:
+    """Moves into free room and swaps between like groups while any lowers the cost; returns
+    the rounds taken. Each round applies the improving steps best first, re-checking each."""
+    for rounds in range(1, max_rounds + 1):
+        changed = _moves(state) + _swaps(state, classes)
+        if not changed:
+            return rounds
+    return max_rounds
+
+
+def _moves(state: State) -> int:
+    at, rows = state.at, state.rows
+    here = rows[np.arange(len(at)), at]
+    room = (state.room_u[None, :] >= state.units[:, None]) & (
+        state.room_w[None, :] + 1e-9 >= state.power_w[:, None]
+    )
+    gain = np.where(room & (rows < UNUSED), rows - here[:, None], 0)
+    best = np.argmin(gain, axis=1)
+    delta = gain[np.arange(len(at)), best]
+    done = 0
+    for g in np.argsort(delta, kind="stable").tolist():
+        if delta[g] >= 0:
+            break
+        r = int(best[g])
+        if state.fits(g, r) and rows[g, r] < rows[g, at[g]]:
+            state.move(g, r)
+            done += 1
+    return done
+
+
+def _swaps(state: State, classes: np.ndarray) -> int:
+    done = 0
+    for c in np.unique(classes).tolist():
+        members = np.flatnonzero(classes == c)
+        if len(members) < 2:
+            continue
+        racks = state.at[members]
+        sub = state.rows[np.ix_(members, racks)]
+        gain = sub - np.diagonal(sub)[:, None]
+        gain = gain + gain.T
+        gain[racks[:, None] == racks[None, :]] = 0
+        i, j = np.nonzero(np.triu(gain < 0, 1))
+        for k in np.argsort(gain[i, j], kind="stable").tolist():
+            a, b = int(members[i[k]]), int(members[j[k]])
+            if _swap_gain(state, a, b) < 0:
+                ra, rb = int(state.at[a]), int(state.at[b])
+                state.move(b, ra)  # rows are additive: the order of the two moves is free
+                state.move(a, rb)
+                done += 1
+    return done
+
+
+def _swap_gain(state: State, a: int, b: int) -> int:
+    """Cost change of groups a and b trading racks (their own pair counted once)."""
+    ra, rb = int(state.at[a]), int(state.at[b])
+    if ra == rb:
+        return 0
+    rows = state.rows
+    gain = int(rows[a, rb] - rows[a, ra] + rows[b, ra] - rows[b, rb])
+    m = state.tables.pair_of.get((a, b) if a < b else (b, a))
+    if m is not None:
+        matrix = state.tables.matrices[m]
+        gain += int(2 * matrix[ra, rb] - matrix[ra, ra] - matrix[rb, rb])
+    return gain

@@ -1,0 +1,288 @@
+"""Cable cost tables of a placement: each group in each rack, each pair of groups in two racks.
+
+Built with array arithmetic over rack positions: one tray-run table per rack pair (the floor's
+``tray_table_m``), links counted per (group, node end, price key) or (group pair, price key)
+with ``np.unique``, and every length priced through the coster's ``costs`` (a step function
+of length), never link by link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from railplan.catalog import Catalog
+from railplan.design import Design
+from railplan.physical.costers import LinkCoster
+from railplan.physical.floor import Floor, node_slots, switch_units, tor_slots
+from railplan.solve.placement.groups import Group, usable_units
+
+CENTS = 100
+#: cost entry of a rack a group may not use
+UNUSED = 2**40
+#: entries of one block of the length arrays (bounds the memory of the fixed-cost pass)
+BLOCK = 1 << 22
+
+
+@dataclass
+class CostTables:
+    """Cable cost (integer cents) of every group in every network rack, and of group pairs.
+
+    ``fixed[g, r]``: group g's links to nodes (and per-rack ToRs) with g in rack r, ``UNUSED``
+    where r is not one of its candidate racks. Pair ``e`` joins groups ``pair_a[e]`` and
+    ``pair_b[e]``: ``matrices[pair_m[e]][ra, rb]`` prices all their links with a in ra and b in
+    rb (symmetric; pairs with the same bundle of links share one matrix). ``partners`` lists
+    each group's (partner, matrix) pairs.
+    """
+
+    racks: list[str]
+    ids: list[str]
+    candidates: dict[str, list[int]]
+    fixed: np.ndarray
+    pair_a: np.ndarray
+    pair_b: np.ndarray
+    pair_m: np.ndarray
+    matrices: np.ndarray
+    partners: list[tuple[np.ndarray, np.ndarray]]
+    #: matrix of each pair, by (a, b) with a < b
+    pair_of: dict[tuple[int, int], int]
+
+    @property
+    def n_racks(self) -> int:
+        return len(self.racks)
+
+
+def estimated_height_m(floor: Floor, groups: Sequence[Group]) -> float:
+    """Port height assumed for a switch before its U is known: racks are stacked from the top,
+    so the middle of an average rack's stack."""
+    usable = usable_units(floor)
+    fill = sum(g.units for g in groups) / max(1, len(floor.network_racks))
+    return floor.port_height_m(max(1, round(usable - min(usable, fill) / 2)), 1)
+
+
+def _cents(coster: LinkCoster, key: Hashable, lengths_m: np.ndarray) -> np.ndarray:
+    return np.rint(coster.costs(key, lengths_m) * CENTS).astype(np.int64)
+
+
+def _node_ends(
+    design: Design, floor: Floor, catalog: Catalog
+) -> tuple[dict[str, int], list[str], np.ndarray]:
+    """An end id per node and per-rack ToR, the rack of each end id and its port height."""
+    spots: dict[tuple[str, float], int] = {}
+    end_of: dict[str, int] = {}
+    for node, (rack, u) in node_slots(design, floor).items():
+        spot = (rack, floor.port_height_m(u, floor.layout.node_height_u))
+        end_of[node] = spots.setdefault(spot, len(spots))
+    switches = design.switch_by_id()
+    for sw_id, (rack, u) in tor_slots(design, floor, catalog).items():
+        spot = (rack, floor.port_height_m(u, switch_units(switches[sw_id], catalog)))
+        end_of[sw_id] = spots.setdefault(spot, len(spots))
+    racks = [rack for rack, _ in spots]
+    heights = np.array([h for _, h in spots], dtype=float)
+    return end_of, racks, heights
+
+
+def cost_tables(
+    design: Design,
+    floor: Floor,
+    catalog: Catalog,
+    groups: Sequence[Group],
+    coster: LinkCoster,
+    candidates: dict[str, list[int]],
+) -> CostTables:
+    racks = list(floor.network_racks)
+    n, n_groups = len(racks), len(groups)
+    end_of, end_racks, end_heights = _node_ends(design, floor, catalog)
+    node_rows, pair_rows, key_list = _link_rows(design, groups, end_of, coster)
+    tray = floor.layout.trays.height_m
+    h_sw = estimated_height_m(floor, groups)
+    fixed = _fixed_costs(
+        floor, coster, key_list, node_rows, end_racks, end_heights, racks, n_groups, tray, h_sw
+    )
+    lengths = floor.tray_table_m(racks, racks) + (2 * (tray - h_sw) + floor.layout.slack_m)
+    np.fill_diagonal(lengths, floor.layout.slack_m)  # same rack: both at the assumed height
+    pair_a, pair_b, pair_m, matrices = _pair_costs(coster, key_list, pair_rows, lengths, fixed)
+    for i, g in enumerate(groups):
+        mask = np.full(n, True)
+        mask[candidates[g.id]] = False
+        fixed[i, mask] = UNUSED
+    return CostTables(
+        racks=racks,
+        ids=[g.id for g in groups],
+        candidates=candidates,
+        fixed=fixed,
+        pair_a=pair_a,
+        pair_b=pair_b,
+        pair_m=pair_m,
+        matrices=matrices,
+        partners=_partner_lists(n_groups, pair_a, pair_b, pair_m),
+        pair_of=dict(
+            zip(zip(pair_a.tolist(), pair_b.tolist(), strict=True), pair_m.tolist(), strict=True)
+        ),
+    )
+
+
+def _link_rows(
+    design: Design, groups: Sequence[Group], end_of: dict[str, int], coster: LinkCoster
+) -> tuple[np.ndarray, np.ndarray, list[Hashable]]:
+    """Links counted by (group, node end, key) and by (group, group, key), and the keys.
+
+    One pass over the links in plain lookups; the counting is ``np.unique`` on int codes.
+    """
+    devices = {n.id: i for i, n in enumerate(design.nodes)}
+    devices.update({s.id: len(devices) + i for i, s in enumerate(design.switches)})
+    group_of = np.full(len(devices), -1, dtype=np.int64)
+    for i, g in enumerate(groups):
+        group_of[[devices[m] for m in g.members]] = i
+    end_ix = np.full(len(devices), -1, dtype=np.int64)
+    for dev, e in end_of.items():
+        end_ix[devices[dev]] = e
+    links = design.links
+    a = np.array([devices[lk.a_device] for lk in links], dtype=np.int64)
+    b = np.array([devices[lk.b_device] for lk in links], dtype=np.int64)
+    keys: dict[Hashable, int] = {}
+    k = np.array([keys.setdefault(coster.key(lk), len(keys)) for lk in links], dtype=np.int64)
+    ga, gb = group_of[a], group_of[b]
+    to_node = (ga < 0) != (gb < 0)
+    group = np.where(ga >= 0, ga, gb)[to_node]
+    end = np.where(ga >= 0, end_ix[b], end_ix[a])[to_node]
+    node_rows = np.stack([group, end, k[to_node]], axis=1)
+    both = (ga >= 0) & (gb >= 0)
+    lo, hi = np.minimum(ga, gb)[both], np.maximum(ga, gb)[both]
+    pair_rows = np.stack([lo, hi, k[both]], axis=1)
+    return node_rows, pair_rows, list(keys)
+
+
+def _counted(rows: np.ndarray, sizes: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows (sorted) of three small non-negative ints, and how often each occurs."""
+    if not len(rows):
+        return rows.reshape(0, 3), np.zeros(0, dtype=np.int64)
+    _, n1, n2 = sizes
+    code = (rows[:, 0] * n1 + rows[:, 1]) * n2 + rows[:, 2]
+    codes, counts = np.unique(code, return_counts=True)
+    out = np.stack([codes // (n1 * n2), (codes // n2) % n1, codes % n2], axis=1)
+    return out, counts
+
+
+def _fixed_costs(
+    floor: Floor,
+    coster: LinkCoster,
+    keys: list[Hashable],
+    node_rows: np.ndarray,
+    end_racks: list[str],
+    end_heights: np.ndarray,
+    racks: list[str],
+    n_groups: int,
+    tray: float,
+    h_sw: float,
+) -> np.ndarray:
+    """Each group's links to node-side ends, priced with the group in every network rack."""
+    n = len(racks)
+    fixed = np.zeros((n_groups, n), dtype=np.int64)
+    if not len(node_rows):
+        return fixed
+    if (node_rows[:, 1] < 0).any():
+        raise ValueError("a link joins a placed switch to a device that is neither node nor ToR")
+    rows, counts = _counted(node_rows, (n_groups, len(end_racks), len(keys)))
+    ends = np.unique(rows[:, 1])
+    spot_racks = sorted({end_racks[e] for e in ends.tolist()})
+    runs = floor.tray_table_m(spot_racks, racks)
+    run_row = {r: i for i, r in enumerate(spot_racks)}
+    end_row = np.zeros(len(end_racks), dtype=np.intp)
+    for e in ends.tolist():
+        end_row[e] = run_row[end_racks[e]]
+    lift = (tray - h_sw) + floor.layout.slack_m
+    step = max(1, BLOCK // max(1, n))
+    for start in range(0, len(rows), step):
+        block, c = rows[start : start + step], counts[start : start + step]
+        lengths = ((tray - end_heights[block[:, 1]]) + lift)[:, None] + runs[end_row[block[:, 1]]]
+        cents = np.empty(lengths.shape, dtype=np.int64)
+        for k in np.unique(block[:, 2]).tolist():
+            sel = block[:, 2] == k
+            cents[sel] = _cents(coster, keys[k], lengths[sel])
+        # rows are sorted by group: sum each group's run of rows
+        starts = np.flatnonzero(np.r_[True, block[1:, 0] != block[:-1, 0]])
+        fixed[block[starts, 0]] += np.add.reduceat(cents * c[:, None], starts, axis=0)
+    return fixed
+
+
+def _pair_costs(
+    coster: LinkCoster,
+    keys: list[Hashable],
+    pair_rows: np.ndarray,
+    lengths: np.ndarray,
+    fixed: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One matrix per distinct bundle of links between two groups; links within one group
+    (both ends in its rack) go to its fixed costs."""
+    n = lengths.shape[0]
+    empty = np.zeros(0, dtype=np.intp)
+    if not len(pair_rows):
+        return empty, empty, empty, np.zeros((0, n, n), dtype=np.int64)
+    n_groups = fixed.shape[0]
+    rows, counts = _counted(pair_rows, (n_groups, n_groups, len(keys)))
+    per_key: dict[int, np.ndarray] = {}
+    bundles: dict[tuple[tuple[int, int], ...], int] = {}
+    matrices: list[np.ndarray] = []
+    pairs: list[tuple[int, int, int]] = []
+    starts = np.flatnonzero(np.r_[True, np.any(rows[1:, :2] != rows[:-1, :2], axis=1)])
+    for s, e in zip(starts.tolist(), [*starts[1:].tolist(), len(rows)], strict=True):
+        a, b = int(rows[s, 0]), int(rows[s, 1])
+        sig = tuple((int(rows[i, 2]), int(counts[i])) for i in range(s, e))
+        m = bundles.get(sig)
+        if m is None:
+            matrix = np.zeros((n, n), dtype=np.int64)
+            for k, c in sig:
+                if k not in per_key:
+                    per_key[k] = _cents(coster, keys[k], lengths)
+                matrix += c * per_key[k]
+            m = bundles[sig] = len(matrices)
+            matrices.append(matrix)
+        if a == b:
+            fixed[a] += np.diagonal(matrices[m])
+        else:
+            pairs.append((a, b, m))
+    arr = np.array(pairs, dtype=np.intp).reshape(-1, 3)
+    return arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy(), np.stack(matrices)
+
+
+def _partner_lists(
+    n_groups: int, pair_a: np.ndarray, pair_b: np.ndarray, pair_m: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each group's partners and the matrix of each pair, in partner order."""
+    me = np.r_[pair_a, pair_b]
+    other = np.r_[pair_b, pair_a]
+    mats = np.r_[pair_m, pair_m]
+    order = np.lexsort((other, me))
+    me, other, mats = me[order], other[order], mats[order]
+    bounds = np.searchsorted(me, np.arange(n_groups + 1))
+    return [
+        (other[bounds[g] : bounds[g + 1]], mats[bounds[g] : bounds[g + 1]]) for g in range(n_groups)
+    ]
+
+
+def placement_cost(tables: CostTables, at: np.ndarray) -> int:
+    """Estimated cable cost (cents) of a complete group placement (rack index per group)."""
+    total = int(tables.fixed[np.arange(len(at)), at].sum())
+    if len(tables.pair_m):
+        total += int(tables.matrices[tables.pair_m, at[tables.pair_a], at[tables.pair_b]].sum())
+    return total
+
+
+def cost_rows(tables: CostTables, at: np.ndarray) -> np.ndarray:
+    """``rows[g, r]``: what group g costs in rack r given where every placed partner is
+    (``at[p] < 0``: not placed, costs nothing yet); links to nodes included."""
+    rows = tables.fixed.astype(np.float64)
+    n_groups, n = rows.shape
+    for m in range(len(tables.matrices)):
+        sel = tables.pair_m == m
+        counts = np.zeros((n_groups, n))
+        for mine, theirs in ((tables.pair_a[sel], tables.pair_b[sel]),
+                             (tables.pair_b[sel], tables.pair_a[sel])):  # fmt: skip
+            placed = at[theirs] >= 0
+            np.add.at(counts, (mine[placed], at[theirs[placed]]), 1.0)
+        # exact: every entry is an integer number of cents far below 2**53
+        rows += counts @ tables.matrices[m].astype(np.float64)
+    return np.rint(rows).astype(np.int64)
