@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Protocol, cast
 
 import numpy as np
@@ -87,6 +87,11 @@ class DesignCoster:
 
     def key(self, link: Link) -> Hashable:
         return self._key[link.id]
+
+    def keys(self, links: Sequence[Link]) -> list[Hashable]:
+        """``key`` of every link, in one pass."""
+        key = self._key
+        return [key[link.id] for link in links]
 
     def cost(self, key: Hashable, length_m: float, link: Link | None = None) -> float:
         assert isinstance(key, int)

@@ -90,8 +90,8 @@ def _pair_floor(matrix: np.ndarray, ca: list[int], cb: list[int]) -> tuple[int, 
 
 
 #: subgradient steps of the capacity bound, and steps without gain before the step shrinks
-ITERATIONS = 150
-PATIENCE = 8
+ITERATIONS = 30
+PATIENCE = 4
 
 
 def capacity_bound(

@@ -44,12 +44,15 @@ def make_groups(design: Design, floor: Floor, catalog: Catalog, size: int) -> li
     usable = usable_units(floor)
     budget = floor.layout.network_rack_power_w
     figure = floor.layout.switch_power
+    models = {s.model: s for members in classes.values() for s in members}
+    units_of = {m: switch_units(s, catalog) for m, s in models.items()}
+    watts_of = {m: switch_power_w(s, catalog, figure) for m, s in models.items()}
     groups: list[Group] = []
     for key in sorted(classes):
         tier, plane, role, su, pod, tag = key
         members = sorted(classes[key], key=lambda s: s.id)
-        unit_u = max(switch_units(s, catalog) for s in members)
-        unit_w = max(switch_power_w(s, catalog, figure) for s in members)
+        unit_u = max(units_of[s.model] for s in members)
+        unit_w = max(watts_of[s.model] for s in members)
         chunk = max(1, min(size, usable // unit_u, int(budget // unit_w)))
         klass = f"{role}.p{plane}" + (f".su{su + 1}" if su >= 0 else "")
         klass += (f".pod{pod + 1}" if pod >= 0 else "") + (f".{tag}" if tag else "")
@@ -62,8 +65,8 @@ def make_groups(design: Design, floor: Floor, catalog: Catalog, size: int) -> li
                     tier=tier,
                     su=su,
                     members=tuple(s.id for s in part),
-                    units=sum(switch_units(s, catalog) for s in part),
-                    power_w=sum(switch_power_w(s, catalog, figure) for s in part),
+                    units=sum(units_of[s.model] for s in part),
+                    power_w=sum(watts_of[s.model] for s in part),
                     klass=klass,
                 )
             )

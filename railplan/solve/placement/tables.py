@@ -142,8 +142,16 @@ def _link_rows(
     links = design.links
     a = np.array([devices[lk.a_device] for lk in links], dtype=np.int64)
     b = np.array([devices[lk.b_device] for lk in links], dtype=np.int64)
-    keys: dict[Hashable, int] = {}
-    k = np.array([keys.setdefault(coster.key(lk), len(keys)) for lk in links], dtype=np.int64)
+    bulk = getattr(coster, "keys", None)  # a coster may key every link in one pass
+    per_link = bulk(links) if bulk is not None else [coster.key(lk) for lk in links]
+    ints = np.array(per_link) if per_link and type(per_link[0]) is int else None
+    if ints is not None and ints.ndim == 1 and ints.dtype.kind in "iu":
+        values, inverse = np.unique(ints, return_inverse=True)
+        keys: dict[Hashable, int] = {int(v): i for i, v in enumerate(values.tolist())}
+        k = inverse.astype(np.int64).reshape(-1)
+    else:
+        keys = {}
+        k = np.array([keys.setdefault(x, len(keys)) for x in per_link], dtype=np.int64)
     ga, gb = group_of[a], group_of[b]
     to_node = (ga < 0) != (gb < 0)
     group = np.where(ga >= 0, ga, gb)[to_node]
