@@ -1,7 +1,7 @@
 """Benchmark layout + placement + cabling + BOM: wall time per stage and the placement's answer.
 
 Run: ``python bench/bench_layout.py`` (``--quick`` for 1k GPUs only, ``--time-limit S`` for the
-CP-SAT budget, default the spec's 20 s). Target (issue 4): layout + placement + BOM for 8k GPUs
+CP-SAT budget in deterministic seconds, default the spec's, which grows with the switch blocks). Target (issue 4): layout + placement + BOM for 8k GPUs
 under 60 s. Prints one table; never gates CI.
 """
 
@@ -89,7 +89,9 @@ def run(case: dict[str, Any], time_limit: float | None) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="1k GPUs only")
-    parser.add_argument("--time-limit", type=float, default=None, help="CP-SAT budget in s")
+    parser.add_argument(
+        "--time-limit", type=float, default=None, help="CP-SAT budget in deterministic s"
+    )
     args = parser.parse_args()
     cases = CASES[:1] if args.quick else CASES
     head = (

@@ -33,6 +33,8 @@ def complete(
 ) -> tuple[Design, PlacementReport]:
     """A new Design with racks, placements and cables filled, and how the placement was found.
 
+    ``time_limit_s`` overrides the spec's ``layout.placement.deterministic_time_s``: CP-SAT's
+    budget in deterministic seconds (machine-independent work units, not the wall clock).
     ``method="naive"`` puts the switches first-fit into the network racks from the end of
     row 1 instead of solving (the baseline the solver is compared with).
     """
