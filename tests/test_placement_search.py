@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from railplan.solve.placement import bounds, cpsat, search
-from railplan.solve.placement.driver import Answer, joint
+from railplan.solve.placement.driver import joint
 from railplan.solve.placement.driver import search as run_search
 from railplan.solve.placement.groups import Group, swap_classes
 from railplan.solve.placement.tables import UNUSED, CostTables, _partner_lists, placement_cost
@@ -203,5 +203,22 @@ def test_cpsat_refuses_groups_that_cannot_fit():
     assert cpsat.solve(state, free, racks, classes, limits) is None
 
 
-def test_answer_type_is_the_drivers():
-    assert Answer.__doc__
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1))
+def test_roles_of_unlike_groups_go_to_cp_sat(seed):
+    import railplan.solve.placement.driver as driver_module
+
+    groups, tables = instance(seed)
+    optimum = brute_force(groups, tables)
+    if optimum is None:
+        return
+    original = driver_module.alike
+    driver_module.alike = lambda _state, _members: False  # every role through CP-SAT
+    try:
+        answer = run_search(
+            groups, tables, (USABLE, BUDGET), PlacementRulesSpec(), 1.0, lambda _m: None
+        )
+    finally:
+        driver_module.alike = original
+    assert fits(groups, answer.at, tables.n_racks)
+    assert answer.objective == placement_cost(tables, answer.at) >= optimum >= answer.bound

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from railplan.catalog import Catalog
 from railplan.design import Design, Rack, Switch
 from railplan.errors import InfeasibleError, SpecError
-from railplan.physical.trays import TrayTable, given_trays, row_trays, tray_network
+from railplan.physical.trays import TrayNetwork, TrayTable, given_trays, row_trays, tray_network
 from railplan.spec import U_HEIGHT_M, LayoutSpec
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["End", "Floor", "build_floor", "given_trays", "row_trays", "tray_network"]
 
@@ -40,13 +44,18 @@ class Floor:
     network_racks: tuple[str, ...]
     #: network racks standing in the middle of each SU's racks (``in-row`` layouts)
     su_racks: dict[int, tuple[str, ...]]
-    graph: nx.Graph
     #: tray graph node where each rack's cables drop in, and the run from rack top to it
     drop_node: dict[str, str]
     drop_m: dict[str, float]
-    #: the run between any two racks as array arithmetic (built once with the graph)
+    #: the run between any two racks as array arithmetic (built once from the trays)
     trays: TrayTable
+    network: TrayNetwork = field(repr=False)
     _runs: dict[tuple[str, str], float] = field(default_factory=dict, repr=False)
+
+    @functools.cached_property
+    def graph(self) -> nx.Graph:
+        """The tray graph, racks included (networkx; edge attribute ``length``)."""
+        return self.network.graph()
 
     @property
     def rack_by_id(self) -> dict[str, Rack]:
@@ -258,10 +267,10 @@ def build_floor(design: Design, layout: LayoutSpec, catalog: Catalog) -> Floor:
         compute_racks=tuple(compute[i] for i in range(n_compute)),
         network_racks=tuple(network),
         su_racks={k: tuple(v) for k, v in su_racks.items()},
-        graph=trays.graph,
         drop_node=trays.drop_node,
         drop_m=trays.drop_m,
         trays=trays.table,
+        network=trays,
     )
 
 

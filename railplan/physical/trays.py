@@ -1,11 +1,12 @@
-"""Overhead trays: the tray graph (shapely drops, networkx) and a rack-to-rack distance table.
+"""Overhead trays: racks dropped onto tray segments (shapely) and a rack-to-rack run table.
 
 Every rack drops onto its nearest tray segment. A run between two racks either stays on a
 segment they share or leaves each rack's segment through one of its two end points, so the
 shortest run is a closed form over four numbers per rack (the drop, the segment and the
 distance to each end) and one table of shortest distances between tray points. That table is
 the Manhattan distance for ``rows`` routing (every tray is axis-parallel and every row's tray
-meets every cross tray) and comes from Dijkstra over the points for a given tray graph.
+meets every cross tray) and comes from Dijkstra over the points (networkx) for a given tray
+graph. The full tray graph, racks included, is built with networkx only when asked for.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import networkx as nx
+from typing import TYPE_CHECKING
+
 import numpy as np
 import shapely
 from shapely.geometry import LineString, Point
@@ -22,6 +24,9 @@ from shapely.geometry import LineString, Point
 from railplan.design import Rack
 from railplan.errors import SpecError
 from railplan.spec import LayoutSpec
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 Points = dict[str, tuple[float, float]]
 
@@ -124,12 +129,24 @@ class TrayTable:
 
 @dataclass(frozen=True)
 class TrayNetwork:
-    """The tray graph (edge attribute ``length``), each rack's drop node and drop, the table."""
+    """Each segment's chain of graph nodes (points and rack drops) with the run between each
+    two, each rack's drop node and drop, and the run table."""
 
-    graph: nx.Graph
+    edges: list[tuple[str, str, float]]
+    nodes: list[str]
     drop_node: dict[str, str]
     drop_m: dict[str, float]
     table: TrayTable
+
+    def graph(self) -> nx.Graph:
+        """The tray graph, racks included (edge attribute ``length``, metres)."""
+        import networkx as nx
+
+        graph = nx.Graph()
+        graph.add_nodes_from(self.nodes)
+        for a, b, length in self.edges:
+            graph.add_edge(a, b, length=length)
+        return graph
 
 
 def tray_network(racks: Sequence[Rack], layout: LayoutSpec) -> TrayNetwork:
@@ -154,9 +171,7 @@ def tray_network(racks: Sequence[Rack], layout: LayoutSpec) -> TrayNetwork:
         drop_node[rack.id] = f"rack:{rack.id}"
         drop_m[rack.id] = round(float(line.distance(exit_point)), 6)
         segment_of[rack.id] = int(seg)
-    graph = nx.Graph()
-    for name in points:
-        graph.add_node(f"pt:{name}")
+    edges: list[tuple[str, str, float]] = []
     along: dict[str, float] = {}
     seg_len: list[float] = []
     for i, (a, b) in enumerate(segments):
@@ -165,7 +180,7 @@ def tray_network(racks: Sequence[Rack], layout: LayoutSpec) -> TrayNetwork:
         chain.append((float(lines[i].length), f"pt:{b}"))
         run = 0.0
         for (t0, n0), (t1, n1) in itertools.pairwise(chain):
-            graph.add_edge(n0, n1, length=round(t1 - t0, 6))
+            edges.append((n0, n1, round(t1 - t0, 6)))
             run += round(t1 - t0, 6)
             if n1.startswith("rack:"):
                 along[n1[5:]] = run
@@ -191,13 +206,15 @@ def tray_network(racks: Sequence[Rack], layout: LayoutSpec) -> TrayNetwork:
         to_end_m=np.stack([pos, lengths[seg] - pos], axis=1) if ids else np.zeros((0, 2)),
         between=between,
     )
-    return TrayNetwork(graph, drop_node, drop_m, table)
+    return TrayNetwork(edges, [f"pt:{name}" for name in points], drop_node, drop_m, table)
 
 
 def _point_distances(
     names: Sequence[str], segments: Sequence[tuple[str, str]], lengths: Sequence[float]
 ) -> np.ndarray:
     """Shortest tray run between every two points of a given graph (Dijkstra, networkx)."""
+    import networkx as nx
+
     skeleton = nx.Graph()
     skeleton.add_nodes_from(names)
     for (a, b), length in zip(segments, lengths, strict=True):
