@@ -73,7 +73,8 @@ def place_switches(
     """Place every switch in a network rack minimising the estimated total cable cost.
 
     Switches are placed in blocks (``make_groups``). Each role is placed optimally given the
-    others (a min-cost flow), then groups move into free room and like groups trade racks
+    others (a min-cost flow; a large role over each block's ``search.KEEP_RACKS`` cheapest
+    racks and its own), then groups move into free room and like groups trade racks
     while that lowers the cost, repeated while a pass gains. The answer's gap is against the
     best valid lower bound (``relaxation_bound``, ``capacity_bound``); when that gap exceeds
     ``rules.relative_gap_limit`` and the joint model is small (``JOINT_LIMIT``), CP-SAT solves
@@ -207,9 +208,16 @@ def search(
 
     if not place_roles(state, order, solve_role) or (state.at < 0).any():
         # the roles placed first took room the later ones needed: start from any packing
-        start = _packing(groups, tables, room, classes, limits)
+        whole = cpsat.Limits(budget_s, 0.0, rules.random_seed, rules.num_workers)
+        start = _packing(groups, tables, room, classes, whole)
         if start is None:
             raise InfeasibleError(infeasible_reason(groups, tables, room, rules))
+        if isinstance(start, str):
+            raise InfeasibleError(
+                f"layout.placement.deterministic_time_s: CP-SAT found no way to fit the "
+                f"switches in the {tables.n_racks} network racks within {budget_s:g} "
+                f"deterministic seconds (status {start}); raise it or add network racks"
+            )
         state = State.empty(groups, tables, usable, power)
         for g, r in enumerate(start.tolist()):
             state.move(g, r)
@@ -242,9 +250,10 @@ def _packing(
     room: tuple[int, float],
     classes: np.ndarray,
     limits: cpsat.Limits,
-) -> np.ndarray | None:
+) -> np.ndarray | str | None:
     """Some placement that fits: first fit, largest groups first, else CP-SAT on rack room
-    (links to nodes as its objective, pairs left out). None when CP-SAT proves there is none."""
+    (links to nodes as its objective, pairs left out). None when CP-SAT proves there is none,
+    CP-SAT's status when it found none within its budget."""
     usable, power = room
     state = State.empty(groups, tables, usable, power)
     for g in sorted(range(len(groups)), key=lambda i: (-groups[i].units, -groups[i].power_w, i)):
@@ -258,7 +267,9 @@ def _packing(
     free = np.arange(len(groups))
     racks_of = [np.array(tables.candidates[g], dtype=np.intp) for g in tables.ids]
     solved = cpsat.solve(state, free, racks_of, classes, limits, pairs=False)
-    return None if solved is None or solved.assign is None else solved.assign
+    if solved is None:
+        return None
+    return solved.status if solved.assign is None else solved.assign
 
 
 def joint(
