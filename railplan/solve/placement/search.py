@@ -1,4 +1,4 @@
-"""Placement by search: whole roles re-placed exactly (min-cost flow), then moves and swaps.
+"""Placement by search: whole roles re-placed by min-cost flow, then moves and swaps.
 
 The state is a rack per group and, for every group and rack, what the group would cost there
 given where its partners are (``cost_rows``); a move updates only its partners' rows. Every
