@@ -131,8 +131,8 @@ def _link_rows(
 
     One pass over the links in plain lookups; the counting is ``np.unique`` on int codes.
     """
-    devices = {n.id: i for i, n in enumerate(design.nodes)}
-    devices.update({s.id: len(devices) + i for i, s in enumerate(design.switches)})
+    ids = [n.id for n in design.nodes] + [d.id for d in design.devices]
+    devices = {dev: i for i, dev in enumerate(ids + [s.id for s in design.switches])}
     group_of = np.full(len(devices), -1, dtype=np.int64)
     for i, g in enumerate(groups):
         group_of[[devices[m] for m in g.members]] = i
