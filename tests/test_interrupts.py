@@ -56,7 +56,17 @@ def interrupted_run(tmp_path: Path, signum: int) -> tuple[subprocess.CompletedPr
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("RAILPLAN_DEBUG", None)
     proc = subprocess.Popen(
-        [sys.executable, str(driver), "plan", str(EXAMPLES / "seed001-64gpu.yaml"), "-o", str(out)],
+        # a zero gap limit makes the placement finish with the joint CP-SAT model
+        [
+            sys.executable,
+            str(driver),
+            "plan",
+            str(EXAMPLES / "h100-1k.yaml"),
+            "--set",
+            "layout.placement.relative_gap_limit=0",
+            "-o",
+            str(out),
+        ],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -95,13 +105,13 @@ def test_signal_after_placement_exits_cleanly_without_temp_files(tmp_path, signu
 
 
 def test_an_internal_error_exits_70_without_a_traceback(monkeypatch, capsys) -> None:
-    import railplan.cli.cmd_plan as cmd_plan
+    import railplan.design.summary as summary  # cmd_plan imports it when the command runs
 
     def broken(*_args: object, **_kwargs: object) -> None:
         raise ZeroDivisionError("division by zero")
 
     monkeypatch.delenv("RAILPLAN_DEBUG", raising=False)
-    monkeypatch.setattr(cmd_plan, "plan_summary", broken)
+    monkeypatch.setattr(summary, "plan_summary", broken)
     code = cli_app._run(["plan", str(EXAMPLES / "seed000-2node.yaml"), "--no-layout"])
     err = capsys.readouterr().err
     assert code == cli_app.EXIT_INTERNAL == 70
