@@ -14,7 +14,7 @@ from railplan.physical.bom import NO_CABLES, bom
 from railplan.validate.cables import check_cables
 from tests.conftest import make_spec
 
-LEAF = "cx864e-n"  # 64 x 800G OSFP cages, run as 128 x 400G (two ports per cage)
+LEAF = "sn5600"  # NVIDIA Spectrum-4: 64 x 800G OSFP cages, run as 128 x 400G (two per cage)
 
 
 def hand_design(cables: tuple[Cable, ...] = ()) -> Design:
@@ -33,7 +33,7 @@ def hand_design(cables: tuple[Cable, ...] = ()) -> Design:
         ports_per_nic=1,
         port_speed_gbps=400,
         nic_model="cx7-400g",
-        form_factor="osfp",
+        form_factor="osfp-rhs",
         ports_per_cage=1,
         port_plane=(0, 0),
         port_rail=(0, 1),
@@ -113,13 +113,20 @@ def test_hand_built_design_counts_and_totals(catalog: Catalog) -> None:
         + 2 * c["fibre-mmf-mpo12-apc"].price_at(30.0)
         + 2 * c["fibre-smf-mpo12-apc"].price_at(100.0)
     )
-    assert expected == 186_765.0  # 180,000 switches + 5,600 optics + 1,165 cables
+    assert expected == 216_765.0  # 210,000 switches + 5,600 optics + 1,165 cables
     assert got.totals.cost_usd == expected
-    assert got.totals.power_w == 3 * 1000 + 2 * 17 + 2 * 8 + 15
-    # each switch at max(its maximum, typical + its optics); node optics on top
-    assert got.totals.power_max_w == 3 * 2600 + 2 * 8
+    # switches typical, optics, and the EEPROMs of the twin DAC (0.2 W) and the splitter (0.3 W)
+    assert got.totals.power_w == 3 * 1100 + 2 * 17 + 2 * 8 + 15 + 0.5
+    # each switch at max(its maximum, typical + its optics); node optics and cables on top
+    assert got.totals.power_max_w == 3 * 2700 + 2 * 8 + 0.5
     assert (got.totals.switches, got.totals.transceivers, got.totals.cables) == (3, 5, 6)
     assert (got.totals.fibres, got.totals.splitters, got.totals.rack_units) == (4, 1, 6)
+    t = got.totals  # links and physical cables separately, per tier
+    assert (t.links, t.physical_cables, t.transceivers_node, t.transceivers_switch) == (8, 6, 2, 3)
+    assert t.per_tier == {
+        "node_leaf": {"links": 4, "physical_cables": 3, "transceivers": 3},
+        "leaf_spine": {"links": 4, "physical_cables": 3, "transceivers": 2},
+    }
     kinds = {ln.part: ln.kind for ln in got.lines}
     assert kinds["dac-osfp-800g-2x400g-osfp"] == "splitter"
     assert kinds["fibre-mmf-mpo12-apc"] == "fibre"

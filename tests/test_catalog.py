@@ -78,7 +78,7 @@ def test_bundled_catalog_has_optics_for_every_speed(catalog: Catalog) -> None:
     speeds = {t.port_speed_gbps for t in catalog.transceivers.values()}
     assert {200, 400, 800} <= speeds
     kinds = {c.kind for c in catalog.cables.values()}
-    assert kinds == {"dac", "acc", "aec", "aoc", "fibre"}
+    assert kinds == {"dac", "acc", "aec", "aoc", "fibre", "trunk"}
     assert any(t.ports == 2 and t.form_factor == "osfp" for t in catalog.transceivers.values())
     assert any(c.breakout == 2 and c.kind == "fibre" for c in catalog.cables.values())
     for item in [*catalog.transceivers.values(), *catalog.cables.values()]:

@@ -16,14 +16,22 @@ from railplan.validate.cables import check_cables
 from tests.conftest import make_spec
 
 # link classes: (speed, a form factor, a ports per cage, b form factor, b ports per cage, parallel)
-HGX_TO_TWIN = dict(speed_gbps=400, a_form_factor="osfp", b_form_factor="osfp", b_ports_per_cage=2)
-QSFP112 = dict(speed_gbps=400, a_form_factor="qsfp112", b_form_factor="qsfp112")
+# a ConnectX-7 flat-top OSFP cage (osfp-rhs) facing a twin-port finned switch cage (osfp)
+HGX_TO_TWIN = dict(
+    speed_gbps=400, a_form_factor="osfp-rhs", b_form_factor="osfp", b_ports_per_cage=2
+)
+HGX_TO_TWIN_IB = {**HGX_TO_TWIN, "protocol": "infiniband"}
+HGX_TO_TWIN_ETH = {**HGX_TO_TWIN, "protocol": "ethernet"}
+QSFP112 = dict(
+    speed_gbps=400, a_form_factor="qsfp112", b_form_factor="qsfp112", protocol="ethernet"
+)
 TWIN_GRID = dict(
     speed_gbps=400,
     a_form_factor="osfp",
     b_form_factor="osfp",
     a_ports_per_cage=2,
     b_ports_per_cage=2,
+    protocol="infiniband",
 )
 
 
@@ -34,19 +42,24 @@ def pick(catalog: Catalog, length: float, **cls: object) -> media.MediaChoice:
 @pytest.mark.parametrize(
     ("cls", "length", "kind", "cable"),
     [
-        (HGX_TO_TWIN, 2.0, "dac", "dac-osfp-800g-2x400g-osfp"),
-        (HGX_TO_TWIN, 5.0, "acc", "acc-osfp-800g-2x400g-osfp"),
-        (HGX_TO_TWIN, 6.0, "aec", "aec-osfp-800g-2x400g-osfp"),
-        (HGX_TO_TWIN, 20.0, "aoc", "aoc-osfp-800g-2x400g-osfp"),
-        (HGX_TO_TWIN, 40.0, "fibre", "fibre-mmf-mpo12-apc"),
+        # InfiniBand NDR: NVIDIA copper to 5 m, then transceivers and MPO fibre (no AEC/AOC)
+        (HGX_TO_TWIN_IB, 2.0, "dac", "dac-osfp-800g-2x400g-osfp"),
+        (HGX_TO_TWIN_IB, 5.0, "acc", "acc-osfp-800g-2x400g-osfp"),
+        (HGX_TO_TWIN_IB, 6.0, "fibre", "fibre-mmf-mpo12-apc"),
+        (HGX_TO_TWIN_IB, 20.0, "fibre", "fibre-mmf-mpo12-apc"),
+        (HGX_TO_TWIN_IB, 40.0, "fibre", "fibre-mmf-mpo12-apc"),
+        # Ethernet: multi-vendor copper, AEC and AOC are allowed
+        (HGX_TO_TWIN_ETH, 2.0, "dac", "eth-dac-osfp-800g-2x400g-osfp-rhs"),
+        (HGX_TO_TWIN_ETH, 6.0, "aec", "aec-osfp-800g-2x400g-osfp"),
+        (HGX_TO_TWIN_ETH, 20.0, "aoc", "aoc-osfp-800g-2x400g-osfp"),
         (QSFP112, 2.0, "dac", "dac-qsfp112-400g"),
         (QSFP112, 5.0, "aec", "aec-qsfp112-400g"),
         (QSFP112, 6.0, "aec", "aec-qsfp112-400g"),
         (QSFP112, 20.0, "aoc", "aoc-qsfp112-400g"),
-        (QSFP112, 150.0, "fibre", "fibre-smf-mpo12-apc"),
+        (QSFP112, 150.0, "fibre", "fibre-os2-mpo12-apc"),
         (QSFP112, 1000.0, "fibre", "fibre-smf-lc"),
         (TWIN_GRID, 20.0, "fibre", "fibre-mmf-mpo12-apc"),
-        (TWIN_GRID, 150.0, "fibre", "fibre-smf-mpo12-apc"),
+        (TWIN_GRID, 150.0, "fibre", "fibre-os2-mpo12-apc"),
         (TWIN_GRID, 1000.0, "fibre", "fibre-smf-lc"),
     ],
 )
@@ -68,7 +81,7 @@ def test_dr4_at_150m_and_fr4_at_1km_use_the_named_optics(catalog: Catalog) -> No
     assert dr4.fibre == "smf" and dr4.stocked_length_m == 150.0
     fr4 = pick(catalog, 1000.0, **QSFP112)
     assert (fr4.transceiver_a, fr4.transceiver_b) == ("qsfp112-400g-fr4", "qsfp112-400g-fr4")
-    sr4 = pick(catalog, 40.0, **HGX_TO_TWIN)  # the node end is a, the twin switch cage b
+    sr4 = pick(catalog, 40.0, **HGX_TO_TWIN_IB)  # the node end is a, the twin switch cage b
     assert (sr4.transceiver_a, sr4.transceiver_b) == ("osfp-400g-sr4", "osfp-800g-2xsr4")
 
 
@@ -76,7 +89,7 @@ def test_too_long_for_any_part_names_length_and_class(catalog: Catalog) -> None:
     with pytest.raises(InfeasibleError) as err:
         pick(catalog, 212.0, **HGX_TO_TWIN)
     assert str(err.value) == (
-        "no catalog part reaches 212.0 m at 400G osfp-osfp (2 ports per cage at the b end) "
+        "no catalog part reaches 212.0 m at 400G osfp-rhs-osfp (2 ports per cage at the b end) "
         "(the longest is 100 m); add a longer-reach optic to catalogs/optics.yaml"
     )
     with pytest.raises(InfeasibleError, match=r"reaches 2500\.0 m at 400G osfp-osfp .*2000 m"):
@@ -92,17 +105,17 @@ def test_a_pair_nothing_connects_says_so(catalog: Catalog) -> None:
 
 
 def test_rounds_up_to_a_stocked_length(catalog: Catalog) -> None:
-    assert pick(catalog, 2.2, **HGX_TO_TWIN).stocked_length_m == 2.5
-    assert pick(catalog, 2.0, **HGX_TO_TWIN).stocked_length_m == 2.0
-    assert pick(catalog, 2.0000001, **HGX_TO_TWIN).stocked_length_m == 2.0
+    assert pick(catalog, 2.2, **HGX_TO_TWIN_IB).stocked_length_m == 2.5
+    assert pick(catalog, 2.0, **HGX_TO_TWIN_IB).stocked_length_m == 2.0
+    assert pick(catalog, 2.0000001, **HGX_TO_TWIN_IB).stocked_length_m == 2.0
 
 
 def test_per_link_cost_shares_twin_parts(catalog: Catalog) -> None:
-    dac = pick(catalog, 2.0, **HGX_TO_TWIN)  # one 1:2 splitter serves two links
+    dac = pick(catalog, 2.0, **HGX_TO_TWIN_IB)  # one 1:2 splitter serves two links
     part = catalog.cables["dac-osfp-800g-2x400g-osfp"]
     assert dac.cost_usd == pytest.approx(part.price_at(2.0) / 2)
     assert dac.links_per_cable == 2
-    sr = pick(catalog, 40.0, **HGX_TO_TWIN)  # half a twin module, a whole single-port one
+    sr = pick(catalog, 40.0, **HGX_TO_TWIN_IB)  # half a twin module, a whole single-port one
     t = catalog.transceivers
     cord = catalog.cables["fibre-mmf-mpo12-apc"].price_at(50.0)
     expected = t["osfp-800g-2xsr4"].price_usd.value / 2 + t["osfp-400g-sr4"].price_usd.value
@@ -119,8 +132,12 @@ def test_parallel_twin_cages_may_share_one_cable(catalog: Catalog) -> None:
 
 def test_form_factors_are_honoured(catalog: Catalog) -> None:
     q = pick(catalog, 2.0, speed_gbps=400, a_form_factor="qsfp112", b_form_factor="osfp",
-             b_ports_per_cage=2)  # fmt: skip
+             b_ports_per_cage=2, protocol="infiniband")  # fmt: skip
     assert q.cable == "dac-osfp-800g-2x400g-qsfp112"
+    # a finned (IHS) plug never goes into a flat-top (RHS) cage and the other way round
+    rhs = pick(catalog, 40.0, **HGX_TO_TWIN_IB)
+    assert catalog.transceivers[rhs.transceiver_a].form_factor == "osfp-rhs"
+    assert catalog.transceivers[rhs.transceiver_b].form_factor == "osfp"
     # a QSFP56 plug fits the QSFP112 cage of a 200G NIC facing a QSFP-DD 2 x 200G cage
     dd = pick(catalog, 60.0, speed_gbps=200, a_form_factor="qsfp112", b_form_factor="qsfp-dd",
               b_ports_per_cage=2)  # fmt: skip
@@ -130,12 +147,12 @@ def test_form_factors_are_honoured(catalog: Catalog) -> None:
 
 def test_cost_table_and_steps_agree_with_select(catalog: Catalog) -> None:
     lengths = [1.0, 2.2, 4.5, 6.0, 25.0, 45.0, 90.0, 150.0]
-    table = media.cost_table(catalog, lengths_m=lengths, **HGX_TO_TWIN)  # type: ignore[arg-type]
+    table = media.cost_table(catalog, lengths_m=lengths, **HGX_TO_TWIN_IB)  # type: ignore[arg-type]
     for length, cost in zip(lengths[:-1], table[:-1], strict=True):
-        assert cost == pick(catalog, length, **HGX_TO_TWIN).cost_usd
+        assert cost == pick(catalog, length, **HGX_TO_TWIN_IB).cost_usd
     assert table[-1] == math.inf
     assert table[:-1] == sorted(table[:-1])
-    steps = media.cost_steps(catalog, **HGX_TO_TWIN)  # type: ignore[arg-type]
+    steps = media.cost_steps(catalog, **HGX_TO_TWIN_IB)  # type: ignore[arg-type]
     assert steps[-1][0] == 100.0  # the longest reach of this class
     for length, cost in zip(lengths[:-1], table[:-1], strict=True):
         assert next(c for upto, c in steps if upto >= length) == cost
@@ -152,15 +169,17 @@ def test_bad_inputs_are_refused(catalog: Catalog) -> None:
 
 
 def fan(lengths: tuple[float, float], fibre: tuple[str, str] = ("", "")) -> list[LinkRun]:
-    """Two NICs (single-port OSFP cages) on the two ports of one twin-port switch cage."""
+    """Two ConnectX-7 NICs (flat-top OSFP cages) on the two ports of one twin-port cage of an
+    NVIDIA InfiniBand switch."""
     return [
         LinkRun(
             f"L{i}",
             400,
             lengths[i],
-            CageEnd(f"node{i}", 0, 0, "osfp", 1),
-            CageEnd("leaf", 3, i, "osfp", 2),
+            CageEnd(f"node{i}", 0, 0, "osfp-rhs", 1, "NVIDIA"),
+            CageEnd("leaf", 3, i, "osfp", 2, "NVIDIA"),
             fibre[i],
+            "infiniband",
         )
         for i in range(2)
     ]
@@ -209,7 +228,7 @@ def test_the_longest_link_of_a_group_is_named_when_nothing_reaches(catalog: Cata
 
 def test_a_port_used_twice_is_refused(catalog: Catalog) -> None:
     runs = fan((2.0, 2.0))
-    runs[1] = LinkRun("L1", 400, 2.0, CageEnd("node1", 0, 0, "osfp", 1), runs[0].b)
+    runs[1] = LinkRun("L1", 400, 2.0, CageEnd("node1", 0, 0, "osfp-rhs", 1), runs[0].b)
     with pytest.raises(InfeasibleError, match="both use slot 1 of cage 4 of leaf"):
         media.assign_cages(catalog, runs)
 
@@ -237,7 +256,7 @@ def test_check_cables_flags_two_optics_in_one_cage(catalog: Catalog) -> None:
     cables[first] = dataclasses.replace(
         c,
         media="fibre-smf-mpo12-apc",
-        transceiver_a="osfp-800g-2xdr4",
+        transceiver_a="osfp-rhs-800g-2xdr4",
         transceiver_b="osfp-800g-2xdr4",
     )
     mixed = dataclasses.replace(design, cables=tuple(cables))
@@ -258,8 +277,9 @@ def test_design_assignment_is_deterministic_and_matches_select(catalog: Catalog)
         for lk, c in zip(design.links, one.choices.values(), strict=True)
         if lk.kind == "node-leaf"
     ]
-    assert {c.cable for c in node_leaf} == {"dac-osfp-800g-2x400g-osfp"}
-    assert node_leaf[0].cost_usd == pick(catalog, 2.0, **HGX_TO_TWIN).cost_usd
+    # an Asterfusion switch takes no NVIDIA-qualified cable: the multi-vendor Ethernet DAC
+    assert {c.cable for c in node_leaf} == {"eth-dac-osfp-800g-2x400g-osfp-rhs"}
+    assert node_leaf[0].cost_usd == pick(catalog, 2.0, **HGX_TO_TWIN, protocol="ethernet").cost_usd
     coster = DesignCoster(design, catalog)
     links = design.links
     assert coster.key(links[0]) == coster.key(links[1])

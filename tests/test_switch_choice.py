@@ -92,7 +92,9 @@ def test_models_that_cannot_build_are_reported(catalog: Catalog) -> None:
     spec = make_spec(256, switches=["q3400", "cx864e-n"])
     _, report = choose(spec, catalog, "cost")
     assert [m for m, _ in report.skipped] == ["q3400"]
-    assert "no catalog part connects 400G osfp-osfp" in report.skipped[0][1]
+    # Quantum-X800 runs 200G-PAM4 lanes; ConnectX-7 400G runs 100G-PAM4 lanes (NVIDIA: XDR
+    # parts cannot downshift), so no module pair joins them
+    assert "no catalog part connects infiniband 400G osfp-rhs-osfp" in report.skipped[0][1]
     with pytest.raises(InfeasibleError, match="no allowed switch model builds and prices"):
         choose(make_spec(256, switches=["q3400"]), catalog, "cost")
 

@@ -1,4 +1,4 @@
-"""The parts catalog: switches, NICs, node models, transceivers and cables, with sources."""
+"""The parts catalog: switches, NICs, nodes, transceivers, cables and panels, with sources."""
 
 from __future__ import annotations
 
@@ -9,11 +9,14 @@ from railplan.catalog.parts import (
     FORM_FACTOR_GBPS,
     FORM_FACTORS,
     LENGTH_EPS_M,
+    PROTOCOLS,
     SOURCE_KINDS,
     Cable,
+    Cassette,
     Catalog,
     NicModel,
     NodeModel,
+    Panel,
     PortMode,
     Sourced,
     SwitchModel,
@@ -27,11 +30,14 @@ __all__ = [
     "FORM_FACTORS",
     "FORM_FACTOR_GBPS",
     "LENGTH_EPS_M",
+    "PROTOCOLS",
     "SOURCE_KINDS",
     "Cable",
+    "Cassette",
     "Catalog",
     "NicModel",
     "NodeModel",
+    "Panel",
     "PortMode",
     "Sourced",
     "SwitchModel",

@@ -1,4 +1,4 @@
-"""The cage at each end of a link: which device, cage and slot, and the cage's form factor."""
+"""The cage at each end of a link: which device, cage and slot, its form factor and maker."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ class CageEnd:
     slot: int
     form_factor: str
     ports_per_cage: int = 1
+    #: maker of the cage's equipment (switch vendor, or the node's NIC vendor); "" unknown
+    vendor: str = ""
+    #: electrical lane rates the cage runs (Gb/s); empty when the catalog does not say
+    lanes: tuple[int, ...] = ()
 
     @property
     def key(self) -> tuple[str, int]:
@@ -26,13 +30,34 @@ class CageEnd:
         return f"cage {self.cage + 1} of {self.device}"
 
 
+#: the last few results of ``link_ends``, keyed by the objects they were computed from (a laid
+#: out design shares its links and switches with the design it was made from)
+_CACHE: dict[tuple[int, ...], tuple[object, dict[str, tuple[CageEnd, CageEnd]]]] = {}
+
+
 def link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, CageEnd]]:
     """The cage ends of every link: nodes from the node shape, attached devices from their
     record (one port per cage), switches from their model and the port's speed section."""
+    key = (id(design.links), id(design.switches), id(design.devices), id(catalog), id(design.shape))
+    hit = _CACHE.get(key)
+    held = (design.links, design.switches, design.devices, catalog, design.shape)
+    if hit is not None and all(a is b for a, b in zip(hit[0], held, strict=True)):  # type: ignore[call-overload]
+        return hit[1]
+    out = _link_ends(design, catalog)
+    if len(_CACHE) > 3:
+        _CACHE.clear()
+    _CACHE[key] = (held, out)
+    return out
+
+
+def _link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, CageEnd]]:
     switches = design.switch_by_id()
     devices = design.device_by_id()
     shape = design.shape
-    ff_of: dict[str, str] = {}
+    nic = catalog.nics.get(shape.nic_model)
+    node_vendor = nic.vendor if nic else ""
+    node_lanes = nic.lane_gbps if nic else ()
+    model_of: dict[str, tuple[str, str, tuple[int, ...]]] = {}
     out = {}
     for link in design.links:
         ends = []
@@ -40,14 +65,37 @@ def link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, Cage
             sw = switches.get(device)
             dev = devices.get(device)
             if sw is not None:
-                if sw.model not in ff_of:
-                    ff_of[sw.model] = catalog.switch(sw.model).form_factor
+                if sw.model not in model_of:
+                    m = catalog.switch(sw.model)
+                    model_of[sw.model] = (m.form_factor, m.vendor, m.lane_gbps)
+                ff, vendor, lanes = model_of[sw.model]
                 cage, slot, ppc = sw.cage_of(port)
-                ends.append(CageEnd(device, cage, slot, ff_of[sw.model], ppc))
-            elif dev is not None:
+                ends.append(CageEnd(device, cage, slot, ff, ppc, vendor, lanes))
+            elif dev is not None:  # its maker is not in the catalog: any qualified part fits
                 ends.append(CageEnd(device, port, 0, dev.form_factor, 1))
             else:
                 ppc = shape.ports_per_cage
-                ends.append(CageEnd(device, port // ppc, port % ppc, shape.form_factor, ppc))
+                ends.append(
+                    CageEnd(
+                        device,
+                        port // ppc,
+                        port % ppc,
+                        shape.form_factor,
+                        ppc,
+                        node_vendor,
+                        node_lanes,
+                    )
+                )
         out[link.id] = (ends[0], ends[1])
+    return out
+
+
+def link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
+    """The protocol of every link: the one its switches run ("" for a link between two nodes)."""
+    switches = design.switch_by_id()
+    protocol_of = {m: catalog.switch(m).protocol for m in {sw.model for sw in design.switches}}
+    out: dict[str, str] = {}
+    for link in design.links:
+        sw = switches.get(link.b_device) or switches.get(link.a_device)
+        out[link.id] = protocol_of[sw.model] if sw is not None else ""
     return out

@@ -63,8 +63,10 @@ def design_to_json(design: Design) -> str:
         *((("devices", design.devices),) if design.devices else ()),
         ("links", design.links),
         ("nodes", design.nodes),
+        *((("panels", design.panels),) if design.panels else ()),
         ("placements", design.placements),
         ("racks", design.racks),
+        *((("segments", design.segments),) if design.segments else ()),
         ("switches", design.switches),
     )
     for key, items in lists:

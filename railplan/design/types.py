@@ -254,7 +254,14 @@ class Placement:
 
 @dataclass(frozen=True, slots=True)
 class Cable:
-    """The physical cable of one link: media part, optics at each end, routed length, labels."""
+    """The cabling of one link: media part, optics at each end, length, labels.
+
+    ``physical`` names the physical item the link rides from its a end: one id per physical
+    cable, so the two links of a twin-port DAC or a 1:2 splitter share it, with ``leg`` saying
+    which (``A1-B1``: a-end position 1 to b-end position 1). A link through the fibre plant has
+    its pieces in ``Design.segments``; its ``media`` is then the part between the panels and
+    ``length_m`` the whole channel.
+    """
 
     id: str
     link_id: str
@@ -265,6 +272,45 @@ class Cable:
     label_a: str
     label_b: str
     colour: str
+    physical: str = ""
+    leg: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PlantSegment:
+    """One piece of a link through the fibre plant, from the link's a end (``seq`` 1) on.
+
+    A piece is one leg of a physical item: a harness from a module connector to a panel port,
+    a trunk position or patch cord between two panels. Ends are a device port (``P9/2``) or a
+    panel port with its side (``P07/front``, ``P07/rear``).
+    """
+
+    link_id: str
+    seq: int
+    physical: str
+    part: str
+    leg: str
+    a_device: str
+    a_port: str
+    b_device: str
+    b_port: str
+    length_m: float
+
+
+@dataclass(frozen=True, slots=True)
+class PatchPanel:
+    """A fibre housing in a rack: its adapter plates and how many of its ports carry a link."""
+
+    id: str
+    part: str
+    cassette: str
+    rack: str
+    u: int
+    height_u: int
+    #: couplers the installed plates give, and those a link uses
+    ports: int
+    used: int
+    cassettes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +332,9 @@ class Design:
     placements: tuple[Placement, ...] = ()
     cables: tuple[Cable, ...] = ()
     devices: tuple[Device, ...] = ()
+    #: the fibre plant: patch panels (also in ``placements``) and the pieces of its links
+    panels: tuple[PatchPanel, ...] = ()
+    segments: tuple[PlantSegment, ...] = ()
 
     # -- convenience views (computed, never stored) ---------------------------------------
     def switch_counts(self) -> dict[str, int]:

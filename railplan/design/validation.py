@@ -27,7 +27,9 @@ from railplan.design.types import (
     Link,
     Node,
     NodeShape,
+    PatchPanel,
     Placement,
+    PlantSegment,
     Rack,
     Routing,
     Sizing,
@@ -123,7 +125,7 @@ def _rows(owner: type) -> Any:
 
 @cache
 def _design_type() -> Any:
-    """The whole file: header fields, the node shape, sizing, routing and the six lists."""
+    """The whole file: header fields, the node shape, sizing, routing and the lists."""
     parts = {
         "format": Literal[1],
         "name": _ID,
@@ -141,6 +143,8 @@ def _design_type() -> Any:
         "placements": NotRequired[_rows(Placement)],
         "cables": NotRequired[_rows(Cable)],
         "devices": NotRequired[_rows(Device)],
+        "panels": NotRequired[_rows(PatchPanel)],
+        "segments": NotRequired[_rows(PlantSegment)],
     }
     design = TypedDict("DesignFile", parts)  # type: ignore[misc]
     design.__pydantic_config__ = _CONFIG  # type: ignore[attr-defined]
@@ -182,7 +186,8 @@ def validated_design(data: Any, where: str = "design") -> Design:
             f"{where}: not a railplan design file (no {', '.join(missing)}); write one with "
             "railplan plan SPEC -o DIR"
         )
-    for key in ("nodes", "switches", "links", "racks", "placements", "cables", "devices"):
+    keys = ("nodes", "switches", "links", "racks", "placements", "cables", "devices", "panels")
+    for key in (*keys, "segments"):
         rows = data.get(key)
         if isinstance(rows, list) and len(rows) > MAX_ROWS:
             raise DesignFileError(f"{where}: {len(rows):,} {key} is beyond what railplan plans")
@@ -222,4 +227,6 @@ def validated_design(data: Any, where: str = "design") -> Design:
         placements=build(Placement, "placements"),
         cables=build(Cable, "cables"),
         devices=build(Device, "devices"),
+        panels=build(PatchPanel, "panels"),
+        segments=build(PlantSegment, "segments"),
     )

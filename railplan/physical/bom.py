@@ -1,20 +1,33 @@
-"""Bill of materials of a Design: switches, transceivers per cage, cables per stocked length."""
+"""Bill of materials of a Design: switches, transceivers per cage, cables per physical item,
+patch panels; with totals per tier that read directly against published component tables."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Hashable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from railplan.catalog import Cable, Catalog, Sourced, Transceiver
+from railplan.catalog import Cable, Catalog, Sourced
 from railplan.design import Design
-from railplan.design.ends import CageEnd, link_ends
+from railplan.design.ends import link_ends
 from railplan.errors import InfeasibleError
-from railplan.physical.media import LinkRun, components
+from railplan.physical.bom_items import Item, Module, items, modules
 from railplan.validate.cables import check_cables
 
-KINDS = ("switch", "nic", "transceiver", "cable", "splitter", "fibre")
+KINDS = (
+    "switch",
+    "nic",
+    "transceiver",
+    "cable",
+    "splitter",
+    "fibre",
+    "harness",
+    "trunk",
+    "panel",
+    "cassette",
+)
+TIERS = ("node_leaf", "leaf_spine", "spine_core", "leaf_leaf")
 NO_CABLES = (
     "the design has no cables yet (run the layout to route them): this BOM covers switches only"
 )
@@ -55,12 +68,31 @@ class BomTotals:
     power_max_w: float
     switches: int
     transceivers: int
-    #: physical cables of every kind (copper, AOC, fibre cords, splitters)
+    #: physical cables of every kind (copper, AOC, fibre cords, splitters, harnesses, trunks):
+    #: a twin-port DAC or a 1:2 splitter carrying two links counts once
     cables: int
     fibres: int
     splitters: int
+    #: rack units of the switches and the patch panels
     rack_units: int
     nics: int = 0
+    #: links with a cable (a link is one logical port-to-port connection)
+    links: int = 0
+    #: the same figure as ``cables``, named for reading beside ``links``
+    physical_cables: int = 0
+    #: modules in node cages and in switch cages (flat-top and finned-top parts differ)
+    transceivers_node: int = 0
+    transceivers_switch: int = 0
+    #: the fibre plant: breakout harnesses, trunks, patch panels (housings) and their units
+    harnesses: int = 0
+    trunks: int = 0
+    panels: int = 0
+    panel_units: int = 0
+    #: links carried by the fibre plant
+    plant_links: int = 0
+    #: per link kind (node_leaf, leaf_spine, spine_core, leaf_leaf): links, physical cables
+    #: and transceivers, each physical item counted under the kind of its first link
+    per_tier: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -124,26 +156,19 @@ def _cable_source(part: Cable) -> str:
     return f"{part.price_usd.source}; per metre {per_m.value:g} USD, {per_m.source}"
 
 
-def _cable_kind(part: Cable) -> str:
-    if part.breakout > 1:
-        return "splitter"
-    return "fibre" if part.kind == "fibre" else "cable"
-
-
 def bom(design: Design, catalog: Catalog, *, include_nics: bool = False) -> Bom:
     """The bill of materials of ``design``, priced from ``catalog``.
 
-    Switches come from Design.switches. Transceivers and cables come from Design.cables: a
-    module is counted once per cage (a twin-port module serving two links is one part), a
-    splitter or twin-port cable once for all its links, each cable at its component's longest
-    length rounded up to a stocked length (the rule ``media.assign_cages`` applies). NICs are
-    priced only with ``include_nics`` (they usually come with the nodes). Raises
+    Switches come from Design.switches. Transceivers and cables come from Design.cables and the
+    fibre plant's Design.segments: a module is counted once per cage (a twin-port module
+    serving two links is one part), a cable once per physical item (a splitter or twin-port
+    cable once for all its links) at its stocked length, panels with their adapter plates.
+    NICs are priced only with ``include_nics`` (they usually come with the nodes). Raises
     InfeasibleError when the cables break a rule (two optics in one cage, a cord beyond reach).
     """
     notes: list[str] = []
     lines: list[BomLine] = []
-    switch_models = Counter(sw.model for sw in design.switches)
-    for model_id, n in sorted(switch_models.items()):
+    for model_id, n in sorted(Counter(sw.model for sw in design.switches).items()):
         m = catalog.switch(model_id)
         lines.append(
             _line(
@@ -156,106 +181,126 @@ def bom(design: Design, catalog: Catalog, *, include_nics: bool = False) -> Bom:
                 (m.price_usd.source, m.power_typical_w.source),
             )
         )
-    nics = 0
-    if include_nics and design.shape.nic_model in catalog.nics:
-        nic = catalog.nic(design.shape.nic_model)
-        nics = len(design.nodes) * design.shape.nics
-        lines.append(
-            _line(
-                nic.id,
-                "nic",
-                nic.name,
-                nics,
-                nic.price_usd.value,
-                nic.power_w.value,
-                (nic.price_usd.source, nic.power_w.source),
-            )
-        )
-    elif not include_nics:
-        notes.append("NICs are left out: they come with the nodes (include_nics prices them)")
-    optics_in_switch: dict[str, float] = defaultdict(float)
-    other_power = 0.0
+    nics = _nic_line(design, catalog, include_nics, lines, notes)
+    cabled = _Cabled()
     if not design.cables:
         notes.append(NO_CABLES)
     else:
-        module_lines, cable_lines, optics_in_switch, other_power = _cabling(design, catalog, notes)
-        lines += module_lines + cable_lines
+        cabled = _cabling(design, catalog, notes)
+        lines += cabled.lines
     lines.sort(key=lambda ln: (KINDS.index(ln.kind), ln.part, ln.length_m or 0.0))
-    power_max = other_power
-    units = 0
+    power_max = cabled.other_power
+    units = sum(p.height_u for p in design.panels)
     for sw in design.switches:
         m = catalog.switch(sw.model)
         units += m.rack_units
-        power_max += max(m.power_max_w.value, m.power_typical_w.value + optics_in_switch[sw.id])
+        optics = cabled.optics_in_switch.get(sw.id, 0.0)
+        power_max += max(m.power_max_w.value, m.power_typical_w.value + optics)
     if include_nics and nics:
         power_max += catalog.nic(design.shape.nic_model).power_w.value * nics
-    totals = BomTotals(
-        cost_usd=_money(sum(ln.total_usd for ln in lines)),
-        power_w=round(sum(ln.total_power_w for ln in lines), 1),
-        power_max_w=round(power_max, 1),
-        switches=len(design.switches),
-        transceivers=sum(ln.count for ln in lines if ln.kind == "transceiver"),
-        cables=sum(ln.count for ln in lines if ln.kind in ("cable", "fibre", "splitter")),
-        fibres=sum(ln.count for ln in lines if ln.kind == "fibre"),
-        splitters=sum(ln.count for ln in lines if ln.kind == "splitter"),
-        rack_units=units,
-        nics=nics,
-    )
+    totals = _totals(design, lines, cabled, round(power_max, 1), units, nics)
     return Bom(lines=tuple(lines), totals=totals, notes=tuple(notes))
 
 
-def _cabling(
-    design: Design, catalog: Catalog, notes: list[str]
-) -> tuple[list[BomLine], list[BomLine], dict[str, float], float]:
-    """Transceiver and cable lines, optics power per switch, and power outside the switches."""
+def _nic_line(
+    design: Design, catalog: Catalog, include: bool, lines: list[BomLine], notes: list[str]
+) -> int:
+    if not include:
+        notes.append("NICs are left out: they come with the nodes (include_nics prices them)")
+        return 0
+    if design.shape.nic_model not in catalog.nics:
+        return 0
+    nic = catalog.nic(design.shape.nic_model)
+    nics = len(design.nodes) * design.shape.nics
+    lines.append(
+        _line(
+            nic.id,
+            "nic",
+            nic.name,
+            nics,
+            nic.price_usd.value,
+            nic.power_w.value,
+            (nic.price_usd.source, nic.power_w.source),
+        )
+    )
+    return nics
+
+
+@dataclass
+class _Cabled:
+    """What the cabling adds to the bill: lines, power, and the counts the totals report."""
+
+    lines: list[BomLine] = field(default_factory=list)
+    optics_in_switch: dict[str, float] = field(default_factory=dict)
+    other_power: float = 0.0
+    modules: dict[tuple[str, int], Module] = field(default_factory=dict)
+    items: dict[Hashable, Item] = field(default_factory=dict)
+
+
+def _totals(
+    design: Design, lines: list[BomLine], cabled: _Cabled, power_max: float, units: int, nics: int
+) -> BomTotals:
+    def count(*kinds: str) -> int:
+        return sum(ln.count for ln in lines if ln.kind in kinds)
+
+    kind_of = {lk.id: lk.kind.replace("-", "_") for lk in design.links}
+    per_tier = {t: {"links": 0, "physical_cables": 0, "transceivers": 0} for t in TIERS}
+    cabled_links = {c.link_id for c in design.cables}
+    for link in cabled_links:
+        per_tier[kind_of[link]]["links"] += 1
+    for item in cabled.items.values():
+        per_tier[kind_of[item.links[0]]]["physical_cables"] += 1
+    for mod in cabled.modules.values():
+        per_tier[kind_of[mod.links[0]]]["transceivers"] += 1
+    cables = count("cable", "fibre", "splitter", "harness", "trunk")
+    return BomTotals(
+        cost_usd=_money(sum(ln.total_usd for ln in lines)),
+        power_w=round(sum(ln.total_power_w for ln in lines), 1),
+        power_max_w=power_max,
+        switches=len(design.switches),
+        transceivers=count("transceiver"),
+        cables=cables,
+        fibres=count("fibre"),
+        splitters=count("splitter"),
+        rack_units=units,
+        nics=nics,
+        links=len(cabled_links),
+        physical_cables=cables,
+        transceivers_node=sum(1 for m in cabled.modules.values() if not m.on_switch),
+        transceivers_switch=sum(1 for m in cabled.modules.values() if m.on_switch),
+        harnesses=count("harness"),
+        trunks=count("trunk"),
+        panels=count("panel"),
+        panel_units=sum(p.height_u for p in design.panels),
+        plant_links=len({s.link_id for s in design.segments}),
+        per_tier={t: v for t, v in per_tier.items() if any(v.values())},
+    )
+
+
+def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
+    """Transceiver, cable and panel lines, optics power per switch, and power outside switches."""
     problems = check_cables(design, catalog)
     if problems:
         more = f" ({len(problems) - 1} more problems)" if len(problems) > 1 else ""
         raise InfeasibleError(f"{problems[0]}{more}")
     ends = link_ends(design, catalog)
-    cables = sorted(design.cables, key=lambda c: c.link_id)
-    missing = len(design.links) - len({c.link_id for c in cables})
+    missing = len(design.links) - len({c.link_id for c in design.cables})
     if missing:
         notes.append(f"{missing} of {len(design.links)} links have no cable and are not priced")
-    runs = [
-        LinkRun(c.link_id, 0, c.length_m, *ends[c.link_id])  # speed does not matter here
-        for c in cables
-    ]
-    longest: dict[int, float] = {}
-    for members in components(runs):
-        top = max(runs[i].length_m for i in members)
-        for i in members:
-            longest[i] = top
-    switches = design.switch_by_id()
-    modules: dict[tuple[str, int], Transceiver] = {}
-    instances: dict[Hashable, tuple[Cable, float]] = {}
-    for i, cab in enumerate(cables):
-        part = catalog.cables[cab.media]
-        a, b = ends[cab.link_id]
-        mods: list[Transceiver | None] = []
-        for end, name in ((a, cab.transceiver_a), (b, cab.transceiver_b)):
-            t = catalog.transceivers.get(name) if name else None
-            mods.append(t)
-            if t is not None:
-                modules[end.key] = t
-        key = _instance_key(part, a, b, mods)
-        held = instances.get(key)
-        length = max(longest[i], held[1] if held else 0.0)
-        instances[key] = (part, length)
-    optics_in_switch: dict[str, float] = defaultdict(float)
-    other_power = 0.0
+    out = _Cabled(modules=modules(design, catalog, ends), items=items(design, catalog, ends))
     by_module: Counter[str] = Counter()
-    for (device, _cage), t in modules.items():
-        by_module[t.id] += 1
-        if device in switches:
-            optics_in_switch[device] += t.power_w.value
+    for (device, _cage), mod in out.modules.items():
+        by_module[mod.part.id] += 1
+        if mod.on_switch:
+            out.optics_in_switch[device] = (
+                out.optics_in_switch.get(device, 0.0) + mod.part.power_w.value
+            )
         else:
-            other_power += t.power_w.value
-    module_lines = []
+            out.other_power += mod.part.power_w.value
     for tid, n in sorted(by_module.items()):
         t = catalog.transceivers[tid]
         desc = t.name + (f" (the {t.mode_of} part)" if t.mode_of else "")
-        module_lines.append(
+        out.lines.append(
             _line(
                 t.id,
                 "transceiver",
@@ -267,47 +312,69 @@ def _cabling(
                 part_number=t.part_number,
             )
         )
-    by_cable: Counter[tuple[str, float]] = Counter()
-    for part, length in instances.values():
-        stock = part.stocked(length)
+    by_cable: Counter[tuple[str, float, str]] = Counter()
+    for item in out.items.values():
+        stock = item.part.stocked(item.length_m)
         if stock is None:
-            stock = part.lengths_m[-1]
+            stock = item.part.lengths_m[-1]
             notes.append(
-                f"{part.id}: {length:g} m exceeds its longest stocked length; counted at {stock:g} m"
+                f"{item.part.id}: {item.length_m:g} m exceeds its longest stocked length; "
+                f"counted at {stock:g} m"
             )
-        by_cable[(part.id, stock)] += 1
-        other_power += part.power_w.value
-    cable_lines = []
-    for (pid, stock), n in sorted(by_cable.items()):
+        by_cable[(item.part.id, stock, item.kind)] += 1
+        out.other_power += item.part.power_w.value
+    for (pid, stock, kind), n in sorted(by_cable.items()):
         part = catalog.cables[pid]
-        cable_lines.append(
+        out.lines.append(
             _line(
                 pid,
-                _cable_kind(part),
+                kind,
                 f"{part.name}, {stock:g} m",
                 n,
                 part.price_at(stock),
                 part.power_w.value,
                 (_cable_source(part), part.power_w.source),
                 length_m=stock,
-                part_number=part.part_number,
+                part_number=part.part_number_at(stock),
             )
         )
-    return module_lines, cable_lines, optics_in_switch, other_power
+    out.lines += _panel_lines(design, catalog)
+    return out
 
 
-def _instance_key(part: Cable, a: CageEnd, b: CageEnd, mods: list[Transceiver | None]) -> Hashable:
-    """What identifies one physical cable, so links sharing it count it once."""
-    if part.kind != "fibre":
-        if part.breakout == 1:  # a straight built-in cable fills both cages
-            return ("cable", part.id, a.key)
-        hub = a if a.ports_per_cage >= b.ports_per_cage else b
-        return ("splitter", part.id, hub.key)
-    conn: list[tuple[tuple[str, int], int, int]] = []
-    for end, t in zip((a, b), mods, strict=True):
-        per = t.ports_per_connector if t else 1
-        conn.append((end.key, end.slot // per, per))
-    if part.breakout == 1:  # a straight cord joins one connector at each end
-        return ("cord", part.id, conn[0][0], conn[0][1])
-    at = conn[0] if conn[0][2] == part.breakout or conn[1][2] != part.breakout else conn[1]
-    return ("split", part.id, at[0], at[1])
+def _panel_lines(design: Design, catalog: Catalog) -> list[BomLine]:
+    housings = Counter(p.part for p in design.panels)
+    plates: Counter[str] = Counter()
+    for p in design.panels:
+        plates[p.cassette] += p.cassettes
+    passive = "standard: passive, no power"
+    lines = []
+    for pid, n in sorted(housings.items()):
+        panel = catalog.panels[pid]
+        lines.append(
+            _line(
+                pid,
+                "panel",
+                f"{panel.name}, {panel.rack_units} U",
+                n,
+                panel.price_usd.value,
+                0.0,
+                (f"{panel.price_usd.source}; size {panel.source}", passive),
+                part_number=panel.part_number,
+            )
+        )
+    for cid, n in sorted(plates.items()):
+        cas = catalog.cassettes[cid]
+        lines.append(
+            _line(
+                cid,
+                "cassette",
+                cas.name,
+                n,
+                cas.price_usd.value,
+                0.0,
+                (f"{cas.price_usd.source}; ports {cas.source}", passive),
+                part_number=cas.part_number,
+            )
+        )
+    return lines

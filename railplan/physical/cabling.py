@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from railplan.catalog import Catalog
-from railplan.design import Cable, Design, Link, Placement, Switch
+from railplan.design import Cable, Design, Link, PatchPanel, Placement, PlantSegment, Switch
 from railplan.physical import media
 from railplan.physical.floor import End, Floor, node_slots, switch_units
+from railplan.physical.physical_ids import direct_ids
+from railplan.physical.plant import PlantReachError, PlantResult, build_plant
 from railplan.spec.labels import parse_label_template
 
 #: TIA-598 fibre colour order, used for rails (or planes)
@@ -39,13 +42,19 @@ ROLE_PREFIX = {
 
 @dataclass(frozen=True)
 class Cabling:
-    """The cables of a design, what their media cost and draw, and each link's routed length."""
+    """The cables of a design, what their media cost and draw, and each link's routed length.
+
+    Links through the fibre plant add its patch panels (with their placements) and pieces.
+    """
 
     cables: tuple[Cable, ...]
     notes: tuple[str, ...]
     cost_usd: float
     power_w: float
     routed_m: dict[str, float]
+    panels: tuple[PatchPanel, ...] = ()
+    panel_placements: tuple[Placement, ...] = ()
+    segments: tuple[PlantSegment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -139,18 +148,21 @@ def build_cables(
     lengths: Mapping[str, float] | None = None,
 ) -> Cabling:
     """One Cable per link: media chosen per cage component at the routed length, labels per the
-    layout's template, colour by rail or plane; with the media's cost, power and notes.
+    layout's template, colour by rail or plane; the fibre plant where media need it; with the
+    media's cost, power and notes. Physical cables are numbered ``P00001`` on in technician
+    order, the point-to-point ones first, then the plant's harnesses, trunks and cords.
 
     Raises InfeasibleError naming the link and its length when no catalog part reaches it.
     """
     routed = dict(lengths) if lengths is not None else routed_lengths(design, floor, where)
-    assignment = media.assign_design(design, catalog, routed)
+    order = technician_order(design, where, floor)
+    assignment, physical, plant = _media_and_plant(design, floor, catalog, where, routed, order)
     names = short_names(design)
     switches = design.switch_by_id()
     template = parse_label_template(floor.layout.label_template)  # fields only, bounded widths
     by = floor.layout.colour_by
     cables = []
-    for n, link in enumerate(technician_order(design, where, floor), start=1):
+    for n, link in enumerate(order, start=1):
         choice = assignment.choices[link.id]
         cable_id = f"C{n:05d}"
         labels = []
@@ -168,26 +180,76 @@ def build_cables(
                     rail=link.rail,
                 )
             )
+        if link.id in plant.cables:
+            media_id, length, phys, leg = plant.cables[link.id]
+        else:
+            media_id, length = choice.cable, float(choice.stocked_length_m)
+            phys, leg = physical[link.id]
         cables.append(
             Cable(
                 id=cable_id,
                 link_id=link.id,
-                media=choice.cable,
+                media=media_id,
                 transceiver_a=choice.transceiver_a,
                 transceiver_b=choice.transceiver_b,
-                length_m=float(choice.stocked_length_m),
+                length_m=length,
                 label_a=labels[0],
                 label_b=labels[1],
                 colour=colour_of(link, switches, by),
+                physical=phys,
+                leg=leg,
             )
         )
     return Cabling(
         cables=tuple(cables),
-        notes=assignment.notes,
+        notes=assignment.notes + plant.notes,
         cost_usd=assignment.cost_usd,
         power_w=assignment.power_w,
         routed_m=routed,
+        panels=plant.panels,
+        panel_placements=plant.placements,
+        segments=plant.segments,
     )
+
+
+def _media_and_plant(
+    design: Design,
+    floor: Floor,
+    catalog: Catalog,
+    where: Mapping[str, Position],
+    routed: Mapping[str, float],
+    order: list[Link],
+) -> tuple[media.Assignment, dict[str, tuple[str, str]], PlantResult]:
+    """Media, physical ids and the fibre plant. Multimode plant channels that come out longer
+    than their optics reach (their panels stand further apart than their switches) are retried
+    on single-mode optics for the links of those components."""
+    fibre: dict[str, str] = {}
+    ends = media.link_ends(design, catalog)
+    for attempt in (1, 2, 3):
+        assignment = media.assign_design(design, catalog, routed, fibre)
+        new_id = _numbering(len(design.links) * 4 + 10)
+        physical = direct_ids(catalog, order, ends, assignment.choices, new_id)
+        try:
+            plant = build_plant(design, floor, catalog, where, assignment.choices, order, new_id)
+        except PlantReachError as exc:
+            if attempt == 3 or exc.fibre != "mmf":
+                raise
+            fibre.update({link: "smf" for link in exc.links})
+            continue
+        if fibre:
+            moved = (
+                f"{len(fibre)} plant link(s) moved to single-mode optics: their multimode "
+                "channel through the panels was longer than the optics reach"
+            )
+            plant = dataclasses.replace(plant, notes=(*plant.notes, moved))
+        return assignment, physical, plant
+    raise AssertionError("unreachable")
+
+
+def _numbering(limit: int) -> Callable[[], str]:
+    """Physical cable ids P00001, P00002, ... in the order asked."""
+    counter = iter(range(1, limit))
+    return lambda: f"P{next(counter):05d}"
 
 
 def transceivers_per_cage(design: Design, catalog: Catalog) -> dict[str, int]:

@@ -99,7 +99,7 @@ class DesignCoster:
         memo = (key, round(length_m, 6))
         hit = self._memo.get(memo)
         if hit is None:
-            best = cheapest(plans_for(self._idx, comp), length_m)
+            best = cheapest(plans_for(self._idx, comp), length_m, len(comp.runs))
             if best is None:
                 hit = media.UNREACHABLE_USD
             else:

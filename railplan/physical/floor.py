@@ -141,10 +141,15 @@ def in_compute_rack(sw: Switch) -> bool:
     return sw.rack >= 0
 
 
-def network_rack_need(design: Design, layout: LayoutSpec, catalog: Catalog) -> int:
-    """Network racks the switches need by rack units and by power, before any headroom."""
+def network_rack_need(
+    design: Design, layout: LayoutSpec, catalog: Catalog, extra_u: int = 0
+) -> int:
+    """Network racks the switches need by rack units and by power, before any headroom.
+
+    ``extra_u``: rack units of patch panels the fibre plant needs beside the switches.
+    """
     usable = layout.rack_height_u - layout.network_rack_reserved_u
-    total_u = 0
+    total_u = extra_u
     total_w = 0.0
     free = [sw for sw in design.switches if not in_compute_rack(sw)]
     for sw in free:
@@ -218,11 +223,14 @@ def rack_id(row: int, position: int) -> str:
     return f"R{row + 1:02d}{position + 1:02d}"
 
 
-def build_floor(design: Design, layout: LayoutSpec, catalog: Catalog) -> Floor:
-    """Lay out the design's compute racks and enough network racks; build the tray network."""
+def build_floor(design: Design, layout: LayoutSpec, catalog: Catalog, extra_u: int = 0) -> Floor:
+    """Lay out the design's compute racks and enough network racks; build the tray network.
+
+    ``extra_u`` counts patch-panel units the network racks must hold beside the switches.
+    """
     holders = [n.rack for n in design.nodes] + [d.rack for d in design.devices]
     n_compute = max(holders, default=-1) + 1
-    need = network_rack_need(design, layout, catalog)
+    need = network_rack_need(design, layout, catalog, extra_u)
     if layout.network_rack_count == "auto":
         n_network = math.ceil(need * AUTO_HEADROOM - 1e-9) if need > 1 else need
     else:
@@ -230,8 +238,9 @@ def build_floor(design: Design, layout: LayoutSpec, catalog: Catalog) -> Floor:
         if n_network < need:
             raise SpecError(
                 f"layout.network_rack_count: {n_network} network racks cannot hold the "
-                f"{len(design.switches)} switches, which need at least {need} by rack units and "
-                "power; raise it or use auto"
+                f"{len(design.switches)} switches"
+                + (f" and {extra_u} U of patch panels" if extra_u else "")
+                + f", which need at least {need} by rack units and power; raise it or use auto"
             )
     rows = _rows(design, layout, n_compute, n_network)
     racks: list[Rack] = []

@@ -1,9 +1,10 @@
 """Every way to cable one component (links tied by multi-port cages) and its price at a length.
 
-A *component* is the shape of a group of links (cages and slots, no names or lengths), so alike
-components share their plans. A *plan* is one way to cable it: straight built-in cables,
-splitter cables, or optics with fibre cords; priced at a routed length it gives the cheapest
-stocked parts. Costs and power are per link: a module serving two links counts half on each.
+A *plan* is one way to cable a component: straight built-in cables, splitter cables, optics
+with fibre cords, or optics through the fibre plant (``plant_plans``); priced at a routed
+length it gives the cheapest stocked parts. Only parts that run the component's protocol and
+are qualified for the equipment at their ends are tried. Costs and power are per link: a
+module serving two links counts half on each.
 """
 
 from __future__ import annotations
@@ -12,135 +13,41 @@ import itertools
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
-from railplan.catalog import LENGTH_EPS_M, Cable, Catalog, Transceiver, cage_accepts
+from railplan.catalog import LENGTH_EPS_M, Cable, Transceiver, cage_accepts
+from railplan.physical.media_types import (
+    KIND_ORDER,
+    CatalogIndex,
+    Component,
+    Instance,
+    MediaChoice,
+    Plan,
+    Priced,
+    catalog_index,
+    kind_rank,
+    part_rank,
+)
+from railplan.physical.plant_plans import plant_plans, plant_price, run_cost
 
-KIND_ORDER = ("dac", "acc", "aec", "aoc", "fibre")
+__all__ = [
+    "KIND_ORDER",
+    "CatalogIndex",
+    "Component",
+    "Instance",
+    "MediaChoice",
+    "Plan",
+    "Priced",
+    "catalog_index",
+    "cheapest",
+    "cheapest_for",
+    "kind_rank",
+    "longest_reach",
+    "per_link_choices",
+    "plans_for",
+]
+
 #: module combinations tried per interface and component before falling back to one per cage
 MAX_COMBINATIONS = 64
-
-
-@dataclass(frozen=True, slots=True)
-class MediaChoice:
-    """The media of one link: cable part, stocked length, optics at each end, per-link cost."""
-
-    cable: str
-    stocked_length_m: float
-    transceiver_a: str
-    transceiver_b: str
-    kind: str
-    cost_usd: float
-    power_w: float
-    #: optical interface both modules run ("400g-dr4"), "" for built-in cables
-    interface: str = ""
-    fibre: str = ""
-    #: links sharing the physical cable (2 on a twin-port cable or a 1:2 splitter)
-    links_per_cable: int = 1
-
-
-@dataclass(frozen=True, slots=True)
-class Component:
-    """The shape of a component, without names or lengths (so alike components share plans)."""
-
-    speed: int
-    #: (form factor, ports per cage) of each cage, by first appearance
-    cages: tuple[tuple[str, int], ...]
-    #: (a cage, a slot, b cage, b slot) of each link
-    runs: tuple[tuple[int, int, int, int], ...]
-    fibre: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Instance:
-    """One physical cable: candidate parts (cheapest stocking the length wins) and its links."""
-
-    parts: tuple[Cable, ...]
-    runs: tuple[int, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    kind: str
-    label: str
-    modules: tuple[Transceiver | None, ...]
-    instances: tuple[Instance, ...]
-    reach_m: float
-    interface: str = ""
-    fibre: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Priced:
-    plan: Plan
-    #: (part, stocked length) per instance
-    cables: tuple[tuple[Cable, float], ...]
-    cost_usd: float
-    power_w: float
-
-    def rank(self) -> tuple[float, float, int, str]:
-        return (
-            round(self.cost_usd, 2),
-            round(self.power_w, 3),
-            kind_rank(self.plan.kind),
-            self.plan.label,
-        )
-
-
-def kind_rank(kind: str) -> int:
-    return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
-
-
-class CatalogIndex:
-    """Per-catalog lookups, built once (catalogs are immutable)."""
-
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
-        self.builtin = sorted(
-            (c for c in catalog.cables.values() if c.kind != "fibre"), key=lambda c: c.id
-        )
-        self.cords = sorted(
-            (c for c in catalog.cables.values() if c.kind == "fibre"), key=lambda c: c.id
-        )
-        self.modules = sorted(
-            catalog.transceivers.values(), key=lambda t: (t.price_usd.value, t.id)
-        )
-        self.plans: dict[Component, tuple[Plan, ...]] = {}
-
-    def modules_for(self, ff: str, ppc: int, speed: int, fibre: str) -> list[Transceiver]:
-        return [
-            t
-            for t in self.modules
-            if t.ports == ppc
-            and t.port_speed_gbps == speed
-            and cage_accepts(ff, t.form_factor)
-            and (not fibre or t.fibre == fibre)
-        ]
-
-    def cords_for(self, fibre: str, end_a: str, end_b: str, breakout: int) -> tuple[Cable, ...]:
-        """Fibre cords of ``breakout`` legs from connector ``end_a`` to ``end_b``."""
-        out = []
-        for c in self.cords:
-            if c.fibre != fibre or c.breakout != breakout:
-                continue
-            if (c.end_a, c.end_b) == (end_a, end_b) or (
-                breakout == 1 and (c.end_b, c.end_a) == (end_a, end_b)
-            ):
-                out.append(c)
-        return tuple(out)
-
-
-_INDEXES: dict[int, CatalogIndex] = {}
-
-
-def catalog_index(catalog: Catalog) -> CatalogIndex:
-    idx = _INDEXES.get(id(catalog))
-    if idx is None or idx.catalog is not catalog:
-        if len(_INDEXES) > 16:
-            _INDEXES.clear()
-        idx = CatalogIndex(catalog)
-        _INDEXES[id(catalog)] = idx
-    return idx
 
 
 def plans_for(idx: CatalogIndex, comp: Component) -> tuple[Plan, ...]:
@@ -150,7 +57,14 @@ def plans_for(idx: CatalogIndex, comp: Component) -> tuple[Plan, ...]:
         if not comp.fibre:
             plans += _straight_plans(idx, comp)
             plans += _splitter_plans(idx, comp)
-        plans += _optical_plans(idx, comp)
+        per_cage = [
+            idx.modules_for(
+                ff, ppc, comp.speed, comp.fibre, comp.protocol, comp.vendor(c), comp.lanes_of(c)
+            )
+            for c, (ff, ppc) in enumerate(comp.cages)
+        ]
+        plans += _optical_plans(idx, comp, per_cage)
+        plans += plant_plans(idx, comp, per_cage)
         hit = tuple(plans)
         idx.plans[comp] = hit
     return hit
@@ -167,9 +81,12 @@ def _straight_plans(idx: CatalogIndex, comp: Component) -> list[Plan]:
         if a == b or sa != sb:
             return []
     bandwidth = ppc0 * comp.speed
+    vendors = comp.vendors_of((0, 1))
     out = []
     for c in idx.builtin:
         if c.breakout != 1 or c.links * c.speed_gbps != bandwidth:
+            continue
+        if c.usable(comp.protocol, vendors):
             continue
         if (cage_accepts(ff0, c.end_a) and cage_accepts(ff1, c.end_b)) or (
             cage_accepts(ff0, c.end_b) and cage_accepts(ff1, c.end_a)
@@ -193,9 +110,12 @@ def _splitter_plans(idx: CatalogIndex, comp: Component) -> list[Plan]:
         far.append(b if a == hub else a)
     if len(set(far)) != len(far):
         return []
+    vendors = comp.vendors_of([hub, *far])
     out = []
     for c in idx.builtin:
         if c.breakout != k or c.links != k or c.speed_gbps != comp.speed:
+            continue
+        if c.usable(comp.protocol, vendors):
             continue
         if cage_accepts(hub_ff, c.end_a) and all(
             cage_accepts(comp.cages[f][0], c.end_b) for f in far
@@ -206,9 +126,10 @@ def _splitter_plans(idx: CatalogIndex, comp: Component) -> list[Plan]:
     return out
 
 
-def _optical_plans(idx: CatalogIndex, comp: Component) -> list[Plan]:
+def _optical_plans(
+    idx: CatalogIndex, comp: Component, per_cage: Sequence[list[Transceiver]]
+) -> list[Plan]:
     """A module per cage on one interface, with fibre cords between their connectors."""
-    per_cage = [idx.modules_for(ff, ppc, comp.speed, comp.fibre) for ff, ppc in comp.cages]
     if any(not c for c in per_cage):
         return []
     interfaces = set.intersection(*({t.interface for t in c} for c in per_cage))
@@ -243,30 +164,34 @@ def _cords(
         ga, gb = group(a, sa), group(b, sb)
         ma, mb = mods[a].ports_per_connector, mods[b].ports_per_connector
         ca, cb = mods[a].connector, mods[b].connector
+        vendors = comp.vendors_of((a, b))
         if ma == 1 and mb == 1:
             key: tuple[object, ...] = ("run", r)
-            parts = idx.cords_for(fibre, ca, cb, 1)
+            parts = idx.cords_for(fibre, ca, cb, 1, comp.protocol, vendors)
             runs: tuple[int, ...] = (r,)
         elif ma == mb:
             if sorted(members[ga]) != sorted(members[gb]) or sa % ma != sb % mb:
                 return None
             key = ("pair", ga, gb)
-            parts = idx.cords_for(fibre, ca, cb, 1)
+            parts = idx.cords_for(fibre, ca, cb, 1, comp.protocol, vendors)
             runs = tuple(sorted(members[ga]))
         elif mb == 1 or ma == 1:
             hub, hub_conn, m = (ga, ca, ma) if mb == 1 else (gb, cb, mb)
             legs = members[hub]
             far_conns = set()
+            far_cages = [hub[0]]
             for leg in legs:
                 la, lsa, lb, _lsb = comp.runs[leg]
                 far_cage = lb if group(la, lsa) == hub else la
                 if mods[far_cage].ports_per_connector != 1:
                     return None
                 far_conns.add(mods[far_cage].connector)
+                far_cages.append(far_cage)
             if len(far_conns) != 1:
                 return None
             key = ("hub", hub)
-            parts = idx.cords_for(fibre, hub_conn, far_conns.pop(), m)
+            hub_vendors = comp.vendors_of(far_cages)
+            parts = idx.cords_for(fibre, hub_conn, far_conns.pop(), m, comp.protocol, hub_vendors)
             runs = tuple(sorted(legs))
         else:
             return None
@@ -278,53 +203,91 @@ def _cords(
     return Plan("fibre", label, tuple(mods), tuple(instances.values()), reach, iface, fibre)
 
 
-def _price(plan: Plan, length_m: float) -> Priced | None:
+def _price(plan: Plan, length_m: float, n_runs: int) -> Priced | None:
     if length_m > plan.reach_m + LENGTH_EPS_M:
         return None
+    if plan.plant is not None:
+        priced = plant_price(plan, n_runs, length_m)
+        if priced is None:
+            return None
+        cost_usd, power_w, part, stock = priced
+        return Priced(plan, ((part, stock),), cost_usd, power_w)
     cables = []
     cost = sum(t.price_usd.value for t in plan.modules if t is not None)
     power = sum(t.power_w.value for t in plan.modules if t is not None)
     for inst in plan.instances:
-        best: tuple[tuple[float, float, str], Cable, float] | None = None
+        best: tuple[tuple[float, float, int, str], Cable, float] | None = None
         for part in inst.parts:
-            stock = part.stocked(length_m)
-            if stock is None or stock > plan.reach_m + LENGTH_EPS_M:
+            stocked = part.stocked(length_m)
+            if stocked is None or stocked > plan.reach_m + LENGTH_EPS_M:
                 continue
-            rank = (part.price_at(stock), part.power_w.value, part.id)
+            rank = part_rank(part, stocked)
             if best is None or rank < best[0]:
-                best = (rank, part, stock)
+                best = (rank, part, stocked)
         if best is None:
             return None
         cables.append((best[1], best[2]))
-        cost += best[0][0]
+        cost += best[1].price_at(best[2])
         power += best[1].power_w.value
     return Priced(plan, tuple(cables), cost, power)
 
 
-def cheapest(plans: Iterable[Plan], length_m: float) -> Priced | None:
+def cheapest(plans: Iterable[Plan], length_m: float, n_runs: int = 1) -> Priced | None:
+    """The cheapest plan at ``length_m`` (``n_runs``: links of the component, for a plant)."""
     best: Priced | None = None
     for plan in plans:
-        priced = _price(plan, length_m)
+        priced = _price(plan, length_m, n_runs)
         if priced is not None and (best is None or priced.rank() < best.rank()):
             best = priced
     return best
 
 
+def cheapest_for(
+    idx: CatalogIndex, comp: Component, length_m: float, which: str = "all"
+) -> Priced | None:
+    """``cheapest`` over the component's plans (``which``: "all", or "direct" without the
+    fibre plant), remembered per component and millimetre of length."""
+    key = (comp, which, round(length_m * 1000))
+    if key not in idx.priced:
+        if len(idx.priced) > 200_000:
+            idx.priced.clear()
+        plans = plans_for(idx, comp)
+        if which == "direct":
+            plans = tuple(p for p in plans if p.plant is None)
+        idx.priced[key] = cheapest(plans, length_m, len(comp.runs))
+    return idx.priced[key]
+
+
 def longest_reach(plans: Sequence[Plan]) -> float:
     out = 0.0
     for plan in plans:
+        if not plan.instances:  # a plant: its reach already counts the longest carriage
+            out = max(out, plan.reach_m)
+            continue
         stocked = min(max(p.lengths_m[-1] for p in inst.parts) for inst in plan.instances)
         out = max(out, min(plan.reach_m, stocked))
     return out
 
 
-def per_link_choices(comp: Component, priced: Priced) -> list[MediaChoice]:
-    """Split a priced plan into per-link choices: shared modules and cables count by share."""
+def per_link_choices(
+    comp: Component, priced: Priced, lengths_m: Sequence[float] | None = None
+) -> list[MediaChoice]:
+    """Split a priced plan into per-link choices: shared modules and cables count by share.
+
+    A plant prices each link's leg at its own length (``lengths_m``, by run; default the
+    priced length): its legs ride separate trunks or cords, unlike the cords of one module.
+    """
     plan = priced.plan
     on_cage: dict[int, int] = defaultdict(int)
     for a, _, b, _ in comp.runs:
         on_cage[a] += 1
         on_cage[b] += 1
+    if plan.plant is not None:
+        default = priced.cables[0][1]
+        return [
+            _plant_choice(plan, on_cage, run, lengths_m[r] if lengths_m is not None else default)
+            for r, run in enumerate(comp.runs)
+        ]
     cable_of: dict[int, tuple[Cable, float, int]] = {}
     for inst, (part, stock) in zip(plan.instances, priced.cables, strict=True):
         for r in inst.runs:
@@ -356,3 +319,29 @@ def per_link_choices(comp: Component, priced: Priced) -> list[MediaChoice]:
             )
         )
     return out
+
+
+def _plant_choice(
+    plan: Plan, on_cage: dict[int, int], run: tuple[int, int, int, int], length_m: float
+) -> MediaChoice:
+    parts = plan.plant
+    assert parts is not None
+    cost, power, part, stock = run_cost(
+        plan, [on_cage[c] for c in range(len(plan.modules))], run, length_m
+    )
+    a, _, b, _ = run
+    ta, tb = plan.modules[a], plan.modules[b]
+    return MediaChoice(
+        cable=part.id,
+        stocked_length_m=stock,
+        transceiver_a=ta.id if ta else "",
+        transceiver_b=tb.id if tb else "",
+        kind="plant",
+        cost_usd=round(cost, 4),
+        power_w=round(power, 4),
+        interface=plan.interface,
+        fibre=plan.fibre,
+        links_per_cable=part.links if part.kind == "trunk" else 1,
+        fan_out_a=parts.fan_out[a].id,
+        fan_out_b=parts.fan_out[b].id,
+    )

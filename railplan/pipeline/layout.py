@@ -11,6 +11,7 @@ from railplan.design import Design
 from railplan.physical.cabling import build_cables, placements_of, positions, routed_lengths
 from railplan.physical.costers import OBJECTIVES, coster_for
 from railplan.physical.floor import build_floor
+from railplan.physical.plant import required_panel_units
 from railplan.solve.placement import (
     PlacementReport,
     naive_placement,
@@ -39,7 +40,7 @@ def complete(
     row 1 instead of solving (the baseline the solver is compared with).
     """
     say = progress or (lambda _msg: None)
-    floor = build_floor(design, spec.layout, catalog)
+    floor = build_floor(design, spec.layout, catalog, required_panel_units(design, catalog))
     say(f"layout: {len(floor.racks)} racks, {len(floor.network_racks)} for switches")
     if method == "naive":
         placed = naive_placement(design, floor, catalog)
@@ -57,8 +58,14 @@ def complete(
     lengths = routed_lengths(design, floor, where)
     cabling = build_cables(design, floor, catalog, where, lengths)
     say(f"cabling: {len(cabling.cables)} cables, media ${cabling.cost_usd:,.0f}")
+    placed_all = placements_of(where) + cabling.panel_placements
     done = dataclasses.replace(
-        design, racks=floor.racks, placements=placements_of(where), cables=cabling.cables
+        design,
+        racks=floor.racks,
+        placements=tuple(sorted(placed_all, key=lambda p: (p.rack, -p.u, p.device))),
+        cables=cabling.cables,
+        panels=cabling.panels,
+        segments=cabling.segments,
     )
     report = dataclasses.replace(
         placed.report,

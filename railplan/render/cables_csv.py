@@ -1,4 +1,10 @@
-"""The cable schedule: one CSV row per cable, both ends, media, length and labels, rack by rack."""
+"""The cable schedule: one CSV row per cable leg, both ends, media, length and labels, rack by rack.
+
+A link on a point-to-point cable is one row; ``physical_cable`` and ``leg`` name the physical
+item it rides (two links of a twin-port DAC share the id, as legs A1-B1 and A2-B2). A link
+through the fibre plant is one row per piece (harness leg, trunk position, harness leg), in
+order from its a end (``piece`` 1/3, 2/3, 3/3), with the panel ports as the piece ends.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from railplan.design import Cable, Design, Link, Placement, Switch
+from railplan.design import Cable, Design, Link, Placement, PlantSegment, Switch
 from railplan.errors import DesignFileError
 
 COLUMNS = (
@@ -32,6 +38,9 @@ COLUMNS = (
     "colour",
     "link_id",
     "kind",
+    "physical_cable",
+    "leg",
+    "piece",
 )
 
 
@@ -118,32 +127,39 @@ def to_csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
 
 
 def render(design: Design) -> str:
-    """The cable schedule as CSV text (header first, one row per cable)."""
-    out = []
+    """The cable schedule as CSV text (header first, one row per cable leg)."""
+    pieces: dict[str, list[PlantSegment]] = {}
+    for seg in design.segments:
+        pieces.setdefault(seg.link_id, []).append(seg)
+    where = {p.device: p for p in design.placements}
+    out: list[tuple[object, ...]] = []
     for row in schedule(design):
         c, lk = row.cable, row.link
-        out.append(
-            (
-                c.id,
-                row.a.rack,
-                row.a.u,
-                row.a.device,
-                row.a.port,
-                row.b.rack,
-                row.b.u,
-                row.b.device,
-                row.b.port,
-                c.media,
-                c.transceiver_a,
-                c.transceiver_b,
-                f"{c.length_m:g}",
-                lk.plane,
-                lk.rail if lk.rail >= 0 else "",
-                c.label_a,
-                c.label_b,
-                c.colour,
-                lk.id,
-                lk.kind,
-            )
-        )
+        rail = lk.rail if lk.rail >= 0 else ""
+        tail = (lk.plane, rail)
+        chain = sorted(pieces.get(lk.id, []), key=lambda s: s.seq)
+        if not chain:
+            out.append(
+                (c.id, row.a.rack, row.a.u, row.a.device, row.a.port, row.b.rack, row.b.u,
+                 row.b.device, row.b.port, c.media, c.transceiver_a, c.transceiver_b,
+                 f"{c.length_m:g}", *tail, c.label_a, c.label_b, c.colour, lk.id, lk.kind,
+                 c.physical, c.leg, "")
+            )  # fmt: skip
+            continue
+        for seg in chain:
+            first, last = seg.seq == 1, seg.seq == len(chain)
+            a = row.a if first else _panel_end(seg.a_device, seg.a_port, where)
+            b = row.b if last else _panel_end(seg.b_device, seg.b_port, where)
+            out.append(
+                (c.id, a.rack, a.u, a.device, a.port, b.rack, b.u, b.device, b.port, seg.part,
+                 c.transceiver_a if first else "", c.transceiver_b if last else "",
+                 f"{seg.length_m:g}", *tail, c.label_a if first else f"{a.device} {a.port}",
+                 c.label_b if last else f"{b.device} {b.port}", c.colour, lk.id, lk.kind,
+                 seg.physical, seg.leg, f"{seg.seq}/{len(chain)}")
+            )  # fmt: skip
     return to_csv(COLUMNS, out)
+
+
+def _panel_end(panel: str, port: str, where: dict[str, Placement]) -> CableEnd:
+    p = where.get(panel)
+    return CableEnd(p.rack if p else "", p.u if p else 0, panel, port)

@@ -66,7 +66,13 @@ ROLE_NAMES = {
     "leaf-b": "Leaf B",
     "rail": "Rail switch",
 }
-_ETHERNET_FF = {"osfp": "osfp", "qsfp-dd": "qsfpdd", "qsfp112": "qsfp112", "qsfp56": "qsfp56"}
+_ETHERNET_FF = {
+    "osfp": "osfp",
+    "osfp-rhs": "osfp",  # a flat-top OSFP cage is still an OSFP interface
+    "qsfp-dd": "qsfpdd",
+    "qsfp112": "qsfp112",
+    "qsfp56": "qsfp56",
+}
 _ETHERNET_TYPES = {
     "400gbase-x-osfp",
     "400gbase-x-qsfpdd",
@@ -94,7 +100,7 @@ def cable_type(catalog: Catalog, media: str) -> str:
     part = catalog.cables.get(media)
     if part is None:
         return ""
-    if part.kind == "fibre":
+    if part.optical:  # cords, harnesses and trunks
         return "mmf-om4" if part.fibre == "mmf" else "smf-os2"
     return {"dac": "dac-passive", "acc": "dac-active", "aec": "dac-active", "aoc": "aoc"}[part.kind]
 

@@ -1,4 +1,5 @@
-"""Cabling sheets PDF (cover, topology, rack elevations, cable tables, port maps, BOM) and labels.
+"""Cabling sheets PDF (cover, topology, rack elevations, cable tables, port maps, patch-panel
+port maps, BOM) and labels.
 
 The sheets list every cable exactly once, in the cable tables of the rack that holds its A end
 (the end a technician starts from); the per-switch port maps then list every switch port that
@@ -23,6 +24,7 @@ from railplan.render import pdf_tables as ptab
 from railplan.render.pdf_common import CHECKBOX, Progress, esc, para, swatch
 from railplan.render.pdf_document import DocInfo
 from railplan.render.pdf_labels import LABEL_GRIDS, render_labels
+from railplan.render.pdf_panels import panel_port_maps
 from railplan.render.pdf_topology import TopologyDiagram
 from railplan.render.sheet_rows import NOT_LAID_OUT, CableRow, cable_rows
 
@@ -317,6 +319,9 @@ def sheets_story(design: Design, info: DocInfo, bom: Bom | None) -> list[Flowabl
     story += [PageBreak()]
     story += _port_maps(design, rows, land)
     story += [PageBreak()]
+    if design.panels:
+        story += panel_port_maps(design, land)
+        story += [PageBreak()]
     story += _bom_section(bom, land)
     return story
 

@@ -88,8 +88,10 @@ class ReservedPortsSpec(_Strict):
         "cabled to one attached device per plane (e.g. a fabric-manager appliance) and billed "
         "as links of their own",
     )
-    form_factor: Literal["osfp", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28"] = Field(
-        "osfp", description="Cage of the attached device's ports (attach: device)"
+    form_factor: Literal["osfp-rhs", "osfp", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28"] = Field(
+        "osfp-rhs",
+        description="Cage of the attached device's ports (attach: device); osfp-rhs is the "
+        "flat-top OSFP cage of a ConnectX adapter, osfp the finned cage of a switch",
     )
 
     @model_validator(mode="after")

@@ -32,7 +32,7 @@ def resolve_shape(spec: Spec, catalog: Catalog) -> NodeShape:
         nic = catalog.nic(c.nic) if c.nic else None
         gpus_per_node = c.gpus_per_node
         nics = c.nics_per_node or gpus_per_node
-        form_factor = nic.form_factor if nic else "osfp"
+        form_factor = nic.form_factor if nic else "osfp-rhs"  # NIC cages take flat-top plugs
         ports_per_cage, name = 1, "custom"
     ports_per_nic = c.ports_per_nic or (nic.ports if nic else 1)
     speed = c.port_speed_gbps or (nic.port_speed_gbps if nic else 400)

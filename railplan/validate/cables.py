@@ -1,10 +1,16 @@
-"""Cable rules re-derived from Design.cables: parts exist, reach their length, fit their cages."""
+"""Cable rules re-derived from Design.cables: parts exist, reach, fit their cages, may be used.
+
+A part may be used on a link when it lists the link's protocol (the protocol its switches
+run) and, if it names a vendor, every device it plugs into is that vendor's. Links through the
+fibre plant are checked piece by piece (``validate.plant``).
+"""
 
 from __future__ import annotations
 
-from railplan.catalog import LENGTH_EPS_M, Catalog, cage_accepts
-from railplan.design import Design
-from railplan.design.ends import link_ends
+from railplan.catalog import LENGTH_EPS_M, Catalog, Transceiver, cage_accepts
+from railplan.design import Cable, Design
+from railplan.design.ends import CageEnd, link_ends, link_protocols
+from railplan.validate.plant import check_plant
 
 
 def check_cables(design: Design, catalog: Catalog) -> list[str]:
@@ -13,7 +19,9 @@ def check_cables(design: Design, catalog: Catalog) -> list[str]:
     if not design.cables:
         return out
     ends = link_ends(design, catalog)
+    protocols = link_protocols(design, catalog)
     links = {lk.id: lk for lk in design.links}
+    plant_links = {s.link_id for s in design.segments}
     module_of: dict[tuple[str, int], tuple[str, str]] = {}
     for cab in design.cables:
         if cab.link_id not in links:
@@ -26,40 +34,33 @@ def check_cables(design: Design, catalog: Catalog) -> list[str]:
         if part is None:
             out.append(f"cable {cab.id} uses {cab.media!r}, which is not in the catalog")
             continue
-        if part.stocked(cab.length_m) is None:
-            out.append(
-                f"cable {cab.id} ({cab.media}) is {cab.length_m:g} m, beyond its longest "
-                f"stocked length {part.lengths_m[-1]:g} m"
-            )
         a, b = ends[cab.link_id]
+        protocol = protocols[cab.link_id]
         names = (cab.transceiver_a, cab.transceiver_b)
-        if part.kind != "fibre":
-            if any(names):
-                out.append(f"cable {cab.id} is a {part.kind} with built-in ends but lists optics")
-            continue
-        mods = []
-        for end, name in zip((a, b), names, strict=True):
-            t = catalog.transceivers.get(name)
-            if t is None:
-                out.append(f"cable {cab.id}: fibre needs a transceiver at {end.name()}")
+        if cab.link_id not in plant_links:
+            if part.stocked(cab.length_m) is None:
+                out.append(
+                    f"cable {cab.id} ({cab.media}) is {cab.length_m:g} m, beyond its longest "
+                    f"stocked length {part.lengths_m[-1]:g} m"
+                )
+            why = part.usable(protocol, [a.vendor, b.vendor])
+            if why:
+                out.append(f"cable {cab.id}: {part.id} {why} ({protocol} link)")
+            if not part.optical:
+                if any(names):
+                    out.append(
+                        f"cable {cab.id} is a {part.kind} with built-in ends but lists optics"
+                    )
                 continue
-            mods.append(t)
-            if t.ports != end.ports_per_cage or not cage_accepts(end.form_factor, t.form_factor):
-                out.append(
-                    f"cable {cab.id}: {t.id} ({t.ports} port(s), {t.form_factor}) does not fit "
-                    f"{end.name()} ({end.ports_per_cage} port(s), {end.form_factor})"
-                )
-            held = module_of.setdefault(end.key, (t.id, cab.link_id))
-            if held[0] != t.id:
-                other = catalog.transceivers.get(held[0])
-                kinds = (
-                    f" ({other.fibre} and {t.fibre})" if other and other.fibre != t.fibre else ""
-                )
-                out.append(
-                    f"{end.name()} holds {held[0]} for link {held[1]} and {t.id} for link "
-                    f"{cab.link_id}{kinds}; one module serves the whole cage, so its links "
-                    "need the same optic and fibre type"
-                )
+        mods = _modules(cab, (a, b), catalog, protocol, module_of, out)
+        if len(mods) == 2 and mods[0].interface != mods[1].interface:
+            out.append(
+                f"cable {cab.id}: {mods[0].id} ({mods[0].interface}) and {mods[1].id} "
+                f"({mods[1].interface}) do not talk to each other"
+            )
+        if cab.link_id in plant_links:
+            continue
+        for t in mods:
             if t.fibre != part.fibre:
                 out.append(f"cable {cab.id}: {part.fibre} cord on the {t.fibre} module {t.id}")
             elif cab.length_m > t.reach_m.value + LENGTH_EPS_M:
@@ -67,9 +68,42 @@ def check_cables(design: Design, catalog: Catalog) -> list[str]:
                     f"cable {cab.id}: {cab.length_m:g} m is beyond the {t.reach_m.value:g} m "
                     f"reach of {t.id}"
                 )
-        if len(mods) == 2 and mods[0].interface != mods[1].interface:
-            out.append(
-                f"cable {cab.id}: {mods[0].id} ({mods[0].interface}) and {mods[1].id} "
-                f"({mods[1].interface}) do not talk to each other"
-            )
+    if design.segments or design.panels:
+        out.extend(check_plant(design, catalog, ends, protocols))
     return out
+
+
+def _modules(
+    cab: Cable,
+    ends: tuple[CageEnd, CageEnd],
+    catalog: Catalog,
+    protocol: str,
+    module_of: dict[tuple[str, int], tuple[str, str]],
+    out: list[str],
+) -> list[Transceiver]:
+    """The link's two modules, checked against their cages and each other's cage-mates."""
+    mods = []
+    for end, name in zip(ends, (cab.transceiver_a, cab.transceiver_b), strict=True):
+        t = catalog.transceivers.get(name)
+        if t is None:
+            out.append(f"cable {cab.id}: fibre needs a transceiver at {end.name()}")
+            continue
+        mods.append(t)
+        if t.ports != end.ports_per_cage or not cage_accepts(end.form_factor, t.form_factor):
+            out.append(
+                f"cable {cab.id}: {t.id} ({t.ports} port(s), {t.form_factor}) does not fit "
+                f"{end.name()} ({end.ports_per_cage} port(s), {end.form_factor})"
+            )
+        why = t.usable(protocol, [end.vendor])
+        if why:
+            out.append(f"cable {cab.id}: {t.id} in {end.name()} {why} ({protocol} link)")
+        held = module_of.setdefault(end.key, (t.id, cab.link_id))
+        if held[0] != t.id:
+            other = catalog.transceivers.get(held[0])
+            kinds = f" ({other.fibre} and {t.fibre})" if other and other.fibre != t.fibre else ""
+            out.append(
+                f"{end.name()} holds {held[0]} for link {held[1]} and {t.id} for link "
+                f"{cab.link_id}{kinds}; one module serves the whole cage, so its links "
+                "need the same optic and fibre type"
+            )
+    return mods

@@ -1,4 +1,4 @@
-"""Physical rules of a laid-out design: one cable per link, devices inside racks, no overlap."""
+"""Physical rules of a laid-out design: one cable per link, devices and panels in racks, no overlap."""
 
 from __future__ import annotations
 
@@ -35,10 +35,11 @@ def racks(d: Design) -> list[str]:
 
 
 def placements(d: Design) -> list[str]:
-    """Every node, switch and attached device sits once, inside an existing rack, without
-    overlapping another."""
+    """Every node, switch, attached device and patch panel sits once, inside an existing rack,
+    without overlapping another."""
     racks = {r.id: r for r in d.racks}
     devices = [n.id for n in d.nodes] + [s.id for s in d.switches] + [x.id for x in d.devices]
+    devices += [p.id for p in d.panels]
     placed = Counter(p.device for p in d.placements)
     out = [f"{dev} is placed {placed[dev]} times" for dev in devices if placed[dev] != 1][:10]
     used: dict[tuple[str, int], str] = {}

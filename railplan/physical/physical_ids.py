@@ -1,0 +1,69 @@
+"""Which links share one physical cable, and the id and leg each link gets on it."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Mapping, Sequence
+
+from railplan.catalog import Cable, Catalog, Transceiver
+from railplan.design import Link
+from railplan.design.ends import CageEnd
+from railplan.physical.media_types import MediaChoice
+
+
+def instance_key(
+    part: Cable, a: CageEnd, b: CageEnd, mods: Sequence[Transceiver | None]
+) -> Hashable:
+    """What identifies one physical cable, so links sharing it count it once.
+
+    A straight built-in cable fills both its cages (a twin-port DAC carries both links of a
+    cage); a built-in splitter is one per hub cage; a straight fibre cord joins one connector
+    at each end (a connector may carry two ports); a splitter cord is one per hub connector.
+    """
+    if not part.optical:
+        if part.breakout == 1:
+            return ("cable", part.id, a.key)
+        hub = a if a.ports_per_cage >= b.ports_per_cage else b
+        return ("splitter", part.id, hub.key)
+    conn: list[tuple[tuple[str, int], int, int]] = []
+    for end, t in zip((a, b), mods, strict=True):
+        per = t.ports_per_connector if t else 1
+        conn.append((end.key, end.slot // per, per))
+    if part.breakout == 1:
+        return ("cord", part.id, conn[0][0], conn[0][1])
+    at = conn[0] if conn[0][2] == part.breakout or conn[1][2] != part.breakout else conn[1]
+    return ("split", part.id, at[0], at[1])
+
+
+def direct_ids(
+    catalog: Catalog,
+    order: Sequence[Link],
+    ends: Mapping[str, tuple[CageEnd, CageEnd]],
+    choices: Mapping[str, MediaChoice],
+    new_id: Callable[[], str],
+) -> dict[str, tuple[str, str]]:
+    """(physical id, leg) of every link on a point-to-point cable, numbered in ``order``.
+
+    Legs are ``A<n>-B<n>``, n counting the cable's links by their slot at the a end (the two
+    links of a twin-port DAC are A1-B1 and A2-B2, the two legs of a 1:2 splitter likewise).
+    """
+    members: dict[Hashable, list[tuple[int, str]]] = defaultdict(list)
+    phys: dict[Hashable, str] = {}
+    for link in order:
+        choice = choices[link.id]
+        if choice.kind == "plant":
+            continue
+        a, b = ends[link.id]
+        mods = [
+            catalog.transceivers.get(n) if n else None
+            for n in (choice.transceiver_a, choice.transceiver_b)
+        ]
+        key = instance_key(catalog.cables[choice.cable], a, b, mods)
+        if key not in phys:
+            phys[key] = new_id()
+        members[key].append((a.slot * 1000 + b.slot, link.id))
+    out = {}
+    for key, links in members.items():
+        for n, (_, link_id) in enumerate(sorted(links), start=1):
+            out[link_id] = (phys[key], f"A{n}-B{n}")
+    return out

@@ -1,0 +1,206 @@
+"""The fibre plant: links whose both ends fan out get harnesses, panels and trunks, checked,
+billed, scheduled piece by piece and mapped port by port in the sheets."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+from collections import Counter
+from functools import cache
+
+import pytest
+
+from railplan.catalog import Catalog, load_catalog
+from railplan.design import design_from_json, design_to_json
+from railplan.errors import InfeasibleError
+from railplan.physical import media
+from railplan.physical.media import CageEnd, LinkRun
+from railplan.pipeline.build import Build, build
+from railplan.render import cables_csv
+from railplan.render.pdf_sheets import render_sheets
+from railplan.validate import check
+from tests.conftest import make_spec
+from tests.test_pdf import sections, text_of
+
+#: 1,280 GPUs as a Matrix of 64 x 200G QSFP-DD leaves: bundles of one link per leaf pair, so
+#: both ends of every leaf-leaf link sit on a 2-port connector whose ports go to two leaves
+PLANT_SPEC = dict(gpus=1280, node="h20-4x2x200g", topology="matrix", switches=["cx732q-n"])
+
+
+@cache
+def planted() -> Build:
+    spec = make_spec(
+        PLANT_SPEC["gpus"],
+        PLANT_SPEC["node"],
+        topology=PLANT_SPEC["topology"],
+        switches=PLANT_SPEC["switches"],
+    )
+    return build(spec, load_catalog())
+
+
+def test_links_that_fan_out_at_both_ends_go_through_the_plant(catalog: Catalog) -> None:
+    b = planted()
+    d = b.design
+    assert check(d, catalog) == []
+    leaf_leaf = [lk for lk in d.links if lk.kind == "leaf-leaf"]
+    plant = {s.link_id for s in d.segments}
+    assert plant == {lk.id for lk in leaf_leaf}  # every one needs it; no node link does
+    assert b.bom is not None and b.bom.totals.plant_links == len(leaf_leaf) == 648
+    pieces = Counter(s.link_id for s in d.segments)
+    for lk in leaf_leaf:
+        chain = sorted((s for s in d.segments if s.link_id == lk.id), key=lambda s: s.seq)
+        assert pieces[lk.id] in (2, 3)  # harness, (trunk or cord), harness
+        harness = catalog.cables[chain[0].part]
+        assert harness.breakout == 2 and harness.end_a == "mpo-16-upc"  # SR8 run as 2 x 200G
+        assert chain[0].a_device == lk.a_device and chain[-1].b_device == lk.b_device
+    # every leg end lands on a panel port: one shared coupler per link inside a rack
+    same_rack = sum(1 for lk in leaf_leaf if pieces[lk.id] == 2)
+    assert sum(p.used for p in d.panels) == 2 * (len(leaf_leaf) - same_rack) + same_rack
+    placed = {p.device for p in d.placements}
+    assert {p.id for p in d.panels} <= placed
+
+
+def test_plant_is_billed_from_its_physical_items(catalog: Catalog) -> None:
+    b = planted()
+    d = b.design
+    assert b.bom is not None
+    t = b.bom.totals
+    lines = {(ln.kind, ln.part): ln.count for ln in b.bom.lines}
+    by_part = Counter(p.part for p in d.panels)
+    assert {k[1]: n for k, n in lines.items() if k[0] == "panel"} == dict(by_part)
+    assert sum(n for (k, _), n in lines.items() if k == "cassette") == sum(
+        p.cassettes for p in d.panels
+    )
+    items = {s.physical: catalog.cables[s.part].kind for s in d.segments}
+    assert t.trunks == sum(1 for k in items.values() if k == "trunk")
+    assert t.harnesses == sum(1 for s in {(s.physical, s.part) for s in d.segments}
+                              if catalog.cables[s[1]].breakout > 1)  # fmt: skip
+    assert t.panels == len(d.panels) and t.panel_units == sum(p.height_u for p in d.panels)
+    switch_u = sum(catalog.switch(s.model).rack_units for s in d.switches)
+    assert t.rack_units == switch_u + t.panel_units
+    # a trunk carries at most 12 legs, each once
+    legs = Counter(s.physical for s in d.segments if items[s.physical] == "trunk")
+    assert max(legs.values()) <= 12
+    assert t.links == len(d.links)
+    assert t.per_tier["leaf_leaf"]["links"] == 648
+
+
+def test_schedule_lists_each_plant_piece_as_its_own_row() -> None:
+    d = planted().design
+    rows = list(csv.DictReader(io.StringIO(cables_csv.render(d))))
+    pieces = Counter(s.link_id for s in d.segments)
+    per_link = Counter(r["link_id"] for r in rows)
+    for lk in d.links:
+        assert per_link[lk.id] == pieces.get(lk.id, 1)
+    plant_rows = [r for r in rows if r["piece"]]
+    assert len(plant_rows) == len(d.segments)
+    first = next(r for r in plant_rows if r["piece"].startswith("1/"))
+    assert first["a_device"].startswith("p0-") and first["b_device"].startswith("PNL-")
+    assert first["b_port"].endswith("/front") and first["transceiver_a"]
+    direct = [r for r in rows if not r["piece"]]
+    assert all(r["physical_cable"].startswith("P") and r["leg"] for r in direct)
+
+
+def test_sheets_carry_a_patch_panel_port_map() -> None:
+    b = planted()
+    pdf, _ = render_sheets(b.design, b.bom)
+    reader, parts = sections(pdf)
+    assert "Patch-panel port maps" in parts
+    text = text_of(reader, parts["Patch-panel port maps"])
+    for p in b.design.panels:
+        assert p.id in text
+    assert "/rear" in text and "A1-B2" in text
+
+
+def test_design_json_keeps_the_plant() -> None:
+    d = planted().design
+    again = design_from_json(design_to_json(d))
+    assert again == d
+    assert again.panels == d.panels and again.segments == d.segments
+
+
+def test_check_refuses_a_broken_plant(catalog: Catalog) -> None:
+    d = planted().design
+    segs = list(d.segments)
+    i = next(k for k, s in enumerate(segs) if s.seq == 2)
+    clash = next(s for s in segs if s.seq == 2 and s.a_device == segs[i].a_device and s != segs[i])
+    segs[i] = dataclasses.replace(segs[i], a_port=clash.a_port)
+    problems = check(dataclasses.replace(d, segments=tuple(segs)), catalog)
+    assert any("carries links" in p or "do not meet" in p for p in problems)
+    long = [dataclasses.replace(s, length_m=1000.0) if s.seq == 2 else s for s in d.segments]
+    problems = check(dataclasses.replace(d, segments=tuple(long)), catalog)
+    assert any("not stocked" in p or "beyond" in p for p in problems)
+
+
+def _fan_out_both_ends(length: float) -> list[LinkRun]:
+    """Two Ethernet switches with 4 x 200G cages: cage 0 of s0 reaches four different cages."""
+    return [
+        LinkRun(
+            f"L{i}",
+            200,
+            length,
+            CageEnd("s0", 0, i, "osfp", 4, "Asterfusion", (100,)),
+            CageEnd(f"s{i + 1}", 0, 0, "osfp", 4, "Asterfusion", (100,)),
+            protocol="ethernet",
+        )
+        for i in range(4)
+    ]
+
+
+def test_plant_chosen_only_where_needed_or_cheaper(catalog: Catalog) -> None:
+    # both ends fan out: nothing point-to-point joins them, so the plant carries them
+    got = media.assign_cages(catalog, _fan_out_both_ends(30.0))
+    assert {c.kind for c in got.choices.values()} == {"plant"}
+    assert any("both ends fan out" in n for n in got.notes)
+    # one cage fanning out to single-port NICs: a 1:2 splitter fibre is cheaper than panels
+    fan = [
+        LinkRun(f"N{i}", 200, 30.0, CageEnd(f"n{i}", 0, 0, "qsfp112", 1, "Broadcom", ()),
+                CageEnd("s0", 0, i, "osfp", 4, "Asterfusion", (100,)), protocol="ethernet")
+        for i in range(4)
+    ]  # fmt: skip
+    assert {c.kind for c in media.assign_cages(catalog, fan).choices.values()} != {"plant"}
+
+    # make long splitter fibre dear per metre: the plant keeps its harnesses short (in-rack)
+    # and runs the distance on a trunk, so it wins on cost and says so
+    def dearer(c):  # type: ignore[no-untyped-def]
+        per_m = c.price_per_m_usd.model_copy(update={"value": 300.0})
+        return c.model_copy(update={"price_per_m_usd": per_m})
+
+    dear = {k: dearer(c) if c.kind == "fibre" and c.breakout > 1 else c
+            for k, c in catalog.cables.items()}  # fmt: skip
+    pricey = catalog.model_copy(update={"cables": dear})
+    got = media.assign_cages(pricey, fan)
+    assert {c.kind for c in got.choices.values()} == {"plant"}
+    assert any("cheaper than point-to-point" in n for n in got.notes)
+
+
+def test_a_plant_channel_beyond_reach_is_refused(catalog: Catalog) -> None:
+    with pytest.raises(InfeasibleError, match=r"no catalog part reaches 600\.0 m"):
+        media.assign_cages(catalog, _fan_out_both_ends(600.0))
+
+
+def test_plant_cost_per_link_adds_up(catalog: Catalog) -> None:
+    from railplan.physical.media_types import catalog_index
+    from railplan.physical.plant_plans import (
+        PANEL_RUN_M,
+        cheapest_carriage,
+        panel_options,
+        port_usd,
+    )
+
+    got = media.assign_cages(catalog, _fan_out_both_ends(30.0))
+    c = got.choices["L0"]
+    harness = catalog.cables[c.fan_out_a]
+    assert harness.breakout == 2 and c.fan_out_a == c.fan_out_b
+    t = catalog.transceivers[c.transceiver_a]
+    panel, plate = panel_options(catalog_index(catalog), harness.end_b)[0]
+    leg_parts = [p for p in catalog.cables.values()
+                 if p.optical and p.breakout == 1 and p.fibre == harness.fibre
+                 and p.end_a == p.end_b == harness.end_b and not p.usable("ethernet", ["Asterfusion"])]  # fmt: skip
+    carriage, stock, per_leg = cheapest_carriage(leg_parts, 30.0)  # type: ignore[misc]
+    assert (c.cable, c.stocked_length_m) == (carriage.id, stock)
+    fan = harness.price_at(harness.stocked(PANEL_RUN_M) or 0.0) / 2  # one harness, two legs
+    expected = t.price_usd.value / 4 + t.price_usd.value  # s0's module serves four links
+    expected += 2 * fan + 2 * port_usd(panel, plate) + per_leg
+    assert c.cost_usd == pytest.approx(expected, abs=1e-3)
