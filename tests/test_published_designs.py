@@ -67,10 +67,18 @@ def test_superpod_builds_and_bills_the_ufm_links(catalog: Catalog) -> None:
     assert check(built.design, catalog) == []
     assert built.bom is not None
     parts = {line.part: line.count for line in built.bom.lines if line.kind == "transceiver"}
-    # RA Table 8: 508 DGX twin-port transceivers, 4 single-port 400G UFM transceivers
-    # (980-9I51S-00NS00); the leaf down side adds 16 twin-port modules per leaf (512)
+    # RA Table 8: 508 DGX twin-port transceivers (flat top, MMA4Z00-NS-FLT), 4 single-port
+    # 400G UFM transceivers (980-9I51S-00NS00) and 1,536 switch twin-port transceivers (finned,
+    # one in each of the 48 x 32 cages); railplan puts copper where racks are close, and a
+    # twin-port DAC or ACC takes the place of the modules of the cages it joins
     assert parts["osfp-400g-sr4"] == 4
-    assert parts["osfp-800g-2xsr4"] == 508 + 512
+    assert parts["osfp-rhs-800g-2xsr4"] == 508
+    copper_cages = 0
+    for line in built.bom.lines:
+        part = catalog.cables.get(line.part)
+        if part is not None and part.kind in ("dac", "acc"):
+            copper_cages += line.count * (2 if part.end_a == part.end_b == "osfp" else 1)
+    assert parts["osfp-800g-2xsr4"] + copper_cages == 48 * 32 == 1536
     ufm_cables = [c for c in built.design.cables if c.link_id.startswith("DL")]
     assert len(ufm_cables) == 4 and all("UFM-P" in c.label_a for c in ufm_cables)
     placed = {p.device for p in built.design.placements}
@@ -150,6 +158,9 @@ def test_basepod_isl(catalog: Catalog, nodes: int, isl_links: int, isl_dacs: int
     assert built.bom is not None
     dacs = sum(ln.count for ln in built.bom.lines if ln.part == "dac-osfp-800g-twin")
     assert dacs == isl_dacs
-    # 32 twin-port transceivers on the DGX side at 8 nodes (one per cage), as in Table 4.2
+    # Table 4.2: 2x400G OSFP flat-top multimode transceivers on the DGX (32 at 8 nodes, one per
+    # cage) and finned-top ones on the switches (32), two part numbers
     per_side = {ln.part: ln.count for ln in built.bom.lines if ln.kind == "transceiver"}
-    assert per_side == {"osfp-800g-2xsr4": 2 * 4 * nodes}
+    assert per_side == {"osfp-rhs-800g-2xsr4": 4 * nodes, "osfp-800g-2xsr4": 4 * nodes}
+    numbers = {ln.part_number for ln in built.bom.lines if ln.kind == "transceiver"}
+    assert numbers == {"MMA4Z00-NS-FLT", "MMA4Z00-NS"}

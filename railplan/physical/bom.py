@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from railplan.catalog import Cable, Catalog, Sourced
-from railplan.design import Design
+from railplan.design import LINK_KINDS, Design
 from railplan.design.ends import link_ends
 from railplan.errors import InfeasibleError
 from railplan.physical.bom_items import Item, Module, items, modules
@@ -27,7 +27,8 @@ KINDS = (
     "panel",
     "cassette",
 )
-TIERS = ("node_leaf", "leaf_spine", "spine_core", "leaf_leaf")
+#: link kinds as ``totals.per_tier`` keys (``node_leaf``, ``leaf_spine``, ...)
+TIERS = tuple(k.replace("-", "_") for k in LINK_KINDS)
 NO_CABLES = (
     "the design has no cables yet (run the layout to route them): this BOM covers switches only"
 )
