@@ -8,25 +8,32 @@ room when its own rack is full. Between two racks' panels the legs ride MPO trun
 positions each) or one patch cord per leg, whichever costs less for that rack pair; a link
 whose two ends share a rack joins both harness legs in one coupler. Every piece is one leg of
 one physical item with its own id; the channel (harness + trunk + harness) must stay within
-the reach of the modules and of any splitter in it.
+the reach of the modules and of any splitter in it. ``plant_panels`` places the panels and
+gives each leg its port.
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
-from railplan.catalog import Cable, Cassette, Catalog, Panel, Transceiver
+from railplan.catalog import Cable, Catalog
 from railplan.design import Design, Link, PatchPanel, Placement, PlantSegment
-from railplan.design.ends import CageEnd, link_ends, link_protocols
+from railplan.design.ends import link_ends, link_protocols
 from railplan.errors import InfeasibleError
 from railplan.physical.floor import End, Floor
-from railplan.physical.media_assign import component_shape, components, design_runs
-from railplan.physical.media_plans import MediaChoice, catalog_index, plans_for
-from railplan.physical.plant_plans import carriages, panel_options
+from railplan.physical.media_plans import MediaChoice, catalog_index
+from railplan.physical.plant_panels import (
+    PanelSlot,
+    PanelSpace,
+    Placed,
+    PlantEnd,
+    allocate_ports,
+    panel_space,
+)
+from railplan.physical.plant_plans import carriages
 
 
 class PlantReachError(InfeasibleError):
@@ -37,17 +44,6 @@ class PlantReachError(InfeasibleError):
         super().__init__(message)
         self.links = tuple(links)
         self.fibre = fibre
-
-
-class Placed(Protocol):
-    """Where a device sits (``cabling.Position``)."""
-
-    @property
-    def rack(self) -> str: ...
-    @property
-    def u(self) -> int: ...
-    @property
-    def height_u(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -61,66 +57,6 @@ class PlantResult:
     cables: dict[str, tuple[str, float, str, str]]
     cost_usd: float
     notes: tuple[str, ...]
-
-
-@dataclass
-class _End:
-    """One end of a plant link: where its module is and what fans it out to a panel."""
-
-    link: Link
-    side: str
-    cage: CageEnd
-    port: str
-    rack: str
-    height_m: float
-    module: Transceiver
-    fan: Cable
-    #: the panel port (panel index into the result, port number) the leg lands on
-    panel: int = -1
-    number: int = 0
-
-    @property
-    def connector(self) -> int:
-        return self.cage.slot // self.module.ports_per_connector
-
-    @property
-    def leg(self) -> int:
-        return self.cage.slot % self.module.ports_per_connector
-
-
-@dataclass
-class _Panel:
-    id: str
-    panel: Panel
-    cassette: Cassette
-    rack: str
-    u: int
-    used: int = 0
-
-    @property
-    def capacity(self) -> int:
-        return self.panel.slots * self.cassette.ports
-
-
-@dataclass
-class _Space:
-    """Free rack units per rack, taken from the top down."""
-
-    free: dict[str, set[int]]
-    order: Callable[[str], list[str]]
-    panels: list[_Panel] = field(default_factory=list)
-    #: the panel of each (rack, connector) that takes the next leg
-    open: dict[tuple[str, str], int] = field(default_factory=dict)
-    count: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-
-    def take(self, rack: str, height: int) -> int | None:
-        units = self.free.get(rack, set())
-        for top in sorted(units, reverse=True):
-            block = set(range(top - height + 1, top + 1))
-            if block <= units:
-                units -= block
-                return top - height + 1
-        return None
 
 
 def build_plant(
@@ -137,8 +73,8 @@ def build_plant(
     if not links:
         return PlantResult((), (), (), {}, 0.0, ())
     ends = _ends(design, floor, catalog, where, choices, links)
-    space = _space(design, floor, where)
-    _allocate(ends, links, space, catalog)
+    space = panel_space(design, floor, where)
+    allocate_ports(ends, links, space, catalog)
     return _assemble(design, floor, catalog, choices, links, ends, space, new_id)
 
 
@@ -149,7 +85,7 @@ def _ends(
     where: Mapping[str, Placed],
     choices: Mapping[str, MediaChoice],
     links: Sequence[Link],
-) -> dict[tuple[str, str], _End]:
+) -> dict[tuple[str, str], PlantEnd]:
     cage_ends = link_ends(design, catalog)
     switches = design.switch_by_id()
     out = {}
@@ -164,7 +100,7 @@ def _ends(
             p = where[device]
             sw = switches.get(device)
             name = sw.port_name(port) if sw else design.shape.port_name(port)
-            out[(lk.id, side)] = _End(
+            out[(lk.id, side)] = PlantEnd(
                 lk,
                 side,
                 cage,
@@ -177,111 +113,14 @@ def _ends(
     return out
 
 
-def _space(design: Design, floor: Floor, where: Mapping[str, Placed]) -> _Space:
-    """Free units of every rack; racks nearest a given rack first (network racks before others)."""
-    free = {r.id: set(range(1, r.height_u + 1)) for r in floor.racks}
-    for p in where.values():
-        free[p.rack] -= set(range(p.u, p.u + p.height_u))
-    network = set(floor.network_racks)
-    ids = [r.id for r in floor.racks]
-
-    orders: dict[str, list[str]] = {}
-
-    def order(rack: str) -> list[str]:
-        hit = orders.get(rack)
-        if hit is None:
-            distance = dict(zip(ids, floor.tray_distances_m(rack, ids), strict=True))
-            near = sorted(ids, key=lambda o: (0 if o == rack else 1, distance[o], o))
-            hit = orders[rack] = [r for r in near if r == rack or r in network] + [
-                r for r in near if r != rack and r not in network
-            ]
-        return hit
-
-    return _Space(free, order)
-
-
-def _allocate(
-    ends: Mapping[tuple[str, str], _End], links: Sequence[Link], space: _Space, catalog: Catalog
-) -> None:
-    """Give every leg end a panel port: its own rack's panel, else the nearest with room."""
-    idx = catalog_index(catalog)
-    left: Counter[tuple[str, str]] = Counter()  # legs each rack still has to land
-    for lk in links:
-        a, b = ends[(lk.id, "a")], ends[(lk.id, "b")]
-        left[(a.rack, a.fan.end_b)] += 1
-        if a.rack != b.rack:
-            left[(b.rack, b.fan.end_b)] += 1
-    for lk in links:
-        a, b = ends[(lk.id, "a")], ends[(lk.id, "b")]
-        connector = a.fan.end_b
-        if a.rack == b.rack:
-            panel, number = _port(space, a.rack, connector, idx, left)
-            a.panel = b.panel = panel
-            a.number = b.number = number
-            continue
-        for end in (a, b):
-            end.panel, end.number = _port(space, end.rack, end.fan.end_b, idx, left)
-
-
-def _port(
-    space: _Space, rack: str, connector: str, idx: object, left: Counter[tuple[str, str]]
-) -> tuple[int, int]:
-    """The next free port for a leg from ``rack``: its own rack's panels, else the nearest.
-
-    A new housing is the smallest that holds the legs the rack still has to land, else the
-    densest (ports per unit) that fits the free units.
-    """
-    need = left[(rack, connector)]
-    left[(rack, connector)] -= 1
-    own = space.open.get((rack, connector))
-    if own is not None and space.panels[own].used < space.panels[own].capacity:
-        return _use(space, own)
-    options = panel_options(idx, connector)  # type: ignore[arg-type]
-    if not options:
-        raise InfeasibleError(
-            f"no catalog patch panel takes {connector} legs; add a panel and an adapter plate "
-            "for it to catalogs/fibre-plant.yaml"
-        )
-    holds = sorted(
-        (pc for pc in options if pc[0].slots * pc[1].ports >= need),
-        key=lambda pc: (pc[0].rack_units, pc[0].price_usd.value, pc[0].id),
-    )
-    densest = sorted(
-        options,
-        key=lambda pc: (-pc[0].slots * pc[1].ports / pc[0].rack_units, pc[0].rack_units, pc[0].id),
-    )
-    options = holds[:1] + [pc for pc in densest if pc not in holds[:1]]
-    for candidate in space.order(rack):
-        held = space.open.get((candidate, connector))
-        if held is not None and space.panels[held].used < space.panels[held].capacity:
-            return _use(space, held)
-        for panel, cassette in options:
-            u = space.take(candidate, panel.rack_units)
-            if u is not None:
-                space.count[candidate] += 1
-                name = f"PNL-{candidate}-{space.count[candidate]}"
-                space.panels.append(_Panel(name, panel, cassette, candidate, u))
-                space.open[(candidate, connector)] = len(space.panels) - 1
-                return _use(space, len(space.panels) - 1)
-    raise InfeasibleError(
-        f"no rack has a free unit for a patch panel of the fibre plant near rack {rack}; add "
-        "network racks (layout.network_rack_count) or raise layout.rack_height_u"
-    )
-
-
-def _use(space: _Space, i: int) -> tuple[int, int]:
-    space.panels[i].used += 1
-    return i, space.panels[i].used
-
-
 def _assemble(
     design: Design,
     floor: Floor,
     catalog: Catalog,
     choices: Mapping[str, MediaChoice],
     links: Sequence[Link],
-    ends: Mapping[tuple[str, str], _End],
-    space: _Space,
+    ends: Mapping[tuple[str, str], PlantEnd],
+    space: PanelSpace,
     new_id: Callable[[], str],
 ) -> PlantResult:
     idx = catalog_index(catalog)
@@ -289,10 +128,10 @@ def _assemble(
     panels = space.panels
     slack = floor.layout.slack_m
 
-    def panel_height(end: _End) -> float:
+    def panel_height(end: PlantEnd) -> float:
         return floor.port_height_m(panels[end.panel].u, panels[end.panel].panel.rack_units)
 
-    def to_panel(end: _End) -> float:
+    def to_panel(end: PlantEnd) -> float:
         rack = panels[end.panel].rack
         if rack == end.rack:
             return round(abs(end.height_m - panel_height(end)) + slack, 3)
@@ -358,8 +197,8 @@ Piece = tuple[str, Cable, str, float]
 
 
 def _fan_outs(
-    ends: Mapping[tuple[str, str], _End],
-    to_panel: Callable[[_End], float],
+    ends: Mapping[tuple[str, str], PlantEnd],
+    to_panel: Callable[[PlantEnd], float],
     new_id: Callable[[], str],
 ) -> dict[tuple[str, str], Piece]:
     """One harness per module connector (legs by port), one cord per single-port connector.
@@ -367,7 +206,7 @@ def _fan_outs(
     Both connectors of a twin-port module get the same stocked length (NVIDIA: the two fibres
     of a twin-port module should be about the same length).
     """
-    by_module: dict[tuple[str, int], list[_End]] = defaultdict(list)
+    by_module: dict[tuple[str, int], list[PlantEnd]] = defaultdict(list)
     for end in ends.values():
         by_module[end.cage.key].append(end)
     out: dict[tuple[str, str], Piece] = {}
@@ -397,12 +236,12 @@ def _fan_outs(
 
 def _carriages(
     links: Sequence[Link],
-    ends: Mapping[tuple[str, str], _End],
-    panels: Sequence[_Panel],
+    ends: Mapping[tuple[str, str], PlantEnd],
+    panels: Sequence[PanelSlot],
     idx: object,
     choices: Mapping[str, MediaChoice],
     protocols: Mapping[str, str],
-    panel_height: Callable[[_End], float],
+    panel_height: Callable[[PlantEnd], float],
     floor: Floor,
     new_id: Callable[[], str],
     room: Mapping[str, float],
@@ -479,14 +318,16 @@ def _cheapest_bundle(
     return None if best is None else (best[1], best[2])
 
 
-def _limit(a: _End, b: _End) -> float:
+def _limit(a: PlantEnd, b: PlantEnd) -> float:
     """The longest channel the modules and any splitter at the two ends allow."""
     limit = min(a.module.reach_m.value, b.module.reach_m.value)
     split = [e.fan.reach_m.value for e in (a, b) if e.fan.breakout > 1]
     return min([limit, *split])
 
 
-def _within_reach(lk: Link, a: _End, b: _End, parts: Sequence[Cable], channel_m: float) -> None:
+def _within_reach(
+    lk: Link, a: PlantEnd, b: PlantEnd, parts: Sequence[Cable], channel_m: float
+) -> None:
     limit = _limit(a, b)
     if channel_m > limit + 1e-6:
         raise PlantReachError(
@@ -527,30 +368,3 @@ def _notes(
         f"fibre plant: {len(links)} link(s) through {len(panels)} patch panel(s) ({units} U) in "
         f"{racks} rack(s), {trunks} trunk(s) and {len(items) - trunks} harness(es) and cord(s)",
     )
-
-
-def required_panel_units(design: Design, catalog: Catalog) -> int:
-    """Rack units of patch panels the links that can only go through the fibre plant need.
-
-    Counted before placement from the wiring alone: a component of cage-tied links with no
-    point-to-point plan at any length needs a panel port per link end (both ends in one rack
-    share one, so this is an upper bound), at the densest catalog housing's ports per unit.
-    """
-    runs = design_runs(design, catalog)
-    idx = catalog_index(catalog)
-    ends = 0
-    connector = ""
-    for members in components(runs):
-        comp = component_shape(runs, members, "")
-        plans = plans_for(idx, comp)
-        if plans and all(p.plant is not None for p in plans):
-            ends += 2 * len(members)
-            fans = plans[0].plant.fan_out if plans[0].plant else ()
-            connector = connector or (fans[0].end_b if fans else "")
-    if not ends:
-        return 0
-    options = panel_options(idx, connector)
-    if not options:
-        return 0
-    density = max(p.slots * c.ports / p.rack_units for p, c in options)
-    return math.ceil(ends / density)

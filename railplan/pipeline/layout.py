@@ -11,7 +11,7 @@ from railplan.design import Design
 from railplan.physical.cabling import build_cables, placements_of, positions, routed_lengths
 from railplan.physical.costers import OBJECTIVES, coster_for
 from railplan.physical.floor import build_floor
-from railplan.physical.plant import required_panel_units
+from railplan.physical.plant_panels import required_panel_units
 from railplan.solve.placement import (
     PlacementReport,
     naive_placement,
