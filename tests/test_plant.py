@@ -204,3 +204,26 @@ def test_plant_cost_per_link_adds_up(catalog: Catalog) -> None:
     expected = t.price_usd.value / 4 + t.price_usd.value  # s0's module serves four links
     expected += 2 * fan + 2 * port_usd(panel, plate) + per_leg
     assert c.cost_usd == pytest.approx(expected, abs=1e-3)
+
+
+def test_a_leg_sent_to_the_far_racks_panel_shares_its_coupler(catalog: Catalog) -> None:
+    """Rack R1 has no free unit, so the a leg of an R1-R2 link lands on a panel in R2: the b
+    leg, from R2, then joins it in the same coupler (no second port, no cord between them)."""
+    from types import SimpleNamespace
+
+    from railplan.design import Link
+    from railplan.physical.plant_panels import PanelSpace, allocate_ports
+
+    connector = next(iter(catalog.cassettes.values())).connector
+    space = PanelSpace(
+        free={"R1": set(), "R2": set(range(1, 43))},
+        order=lambda rack: [rack, "R2" if rack == "R1" else "R1"],
+    )
+    lk = Link("L1", "leaf_spine", "x", 0, "y", 0, 400, 0)
+    fan = SimpleNamespace(end_b=connector)
+    a = SimpleNamespace(rack="R1", fan=fan, panel=-1, number=0)
+    b = SimpleNamespace(rack="R2", fan=fan, panel=-1, number=0)
+    allocate_ports({("L1", "a"): a, ("L1", "b"): b}, [lk], space, catalog)  # type: ignore[dict-item]
+    assert space.panels[a.panel].rack == "R2"
+    assert (b.panel, b.number) == (a.panel, a.number)
+    assert space.panels[a.panel].used == 1

@@ -139,20 +139,30 @@ def allocate_ports(
             a.panel = b.panel = panel
             a.number = b.number = number
             continue
-        for end in (a, b):
-            end.panel, end.number = _port(space, end.rack, end.fan.end_b, idx, left)
+        a.panel, a.number = _port(space, a.rack, connector, idx, left)
+        # a b leg that would land in the rack a's leg landed in joins it in a's coupler
+        join = (space.panels[a.panel].rack, a.panel, a.number)
+        b.panel, b.number = _port(space, b.rack, b.fan.end_b, idx, left, join)
 
 
 def _port(
-    space: PanelSpace, rack: str, connector: str, idx: object, left: Counter[tuple[str, str]]
+    space: PanelSpace,
+    rack: str,
+    connector: str,
+    idx: object,
+    left: Counter[tuple[str, str]],
+    join: tuple[str, int, int] | None = None,
 ) -> tuple[int, int]:
     """The next free port for a leg from ``rack``: its own rack's panels, else the nearest.
 
     A new housing is the smallest that holds the legs the rack still has to land, else the
-    densest (ports per unit) that fits the free units.
+    densest (ports per unit) that fits the free units. ``join`` (rack, panel, port) is the
+    coupler of the link's other leg: a leg that would land in that rack shares it.
     """
     need = left[(rack, connector)]
     left[(rack, connector)] -= 1
+    if join is not None and join[0] == rack:
+        return join[1], join[2]
     own = space.open.get((rack, connector))
     if own is not None and space.panels[own].used < space.panels[own].capacity:
         return _use(space, own)
@@ -172,6 +182,8 @@ def _port(
     )
     options = holds[:1] + [pc for pc in densest if pc not in holds[:1]]
     for candidate in space.order(rack):
+        if join is not None and join[0] == candidate:
+            return join[1], join[2]
         held = space.open.get((candidate, connector))
         if held is not None and space.panels[held].used < space.panels[held].capacity:
             return _use(space, held)
