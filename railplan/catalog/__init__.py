@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from railplan.catalog.load import default_catalog_dir, load_catalog, parse_catalog
+from railplan.catalog.load import (
+    LoadedCatalog,
+    bundled_catalog_dir,
+    default_catalog_dir,
+    load_catalog,
+    load_catalog_layers,
+    merge_catalogs,
+    parse_catalog,
+    user_catalog_dir,
+)
 from railplan.catalog.parts import (
     CAGE_ACCEPTS,
     CONNECTORS,
@@ -35,6 +44,7 @@ __all__ = [
     "Cable",
     "Cassette",
     "Catalog",
+    "LoadedCatalog",
     "NicModel",
     "NodeModel",
     "Panel",
@@ -42,8 +52,12 @@ __all__ = [
     "Sourced",
     "SwitchModel",
     "Transceiver",
+    "bundled_catalog_dir",
     "cage_accepts",
     "default_catalog_dir",
     "load_catalog",
+    "load_catalog_layers",
+    "merge_catalogs",
     "parse_catalog",
+    "user_catalog_dir",
 ]

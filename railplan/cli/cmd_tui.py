@@ -6,6 +6,7 @@ from typing import Annotated, Optional
 import typer
 
 from railplan.cli.app import app
+from railplan.cli.common import note_overrides
 
 
 @app.command("tui")
@@ -19,7 +20,10 @@ def tui_cmd(
     ] = None,
     catalog_dir: Annotated[
         Optional[Path],  # noqa: UP045
-        typer.Option("--catalog", help="Catalog directory (default: the bundled catalogs/)."),
+        typer.Option(
+            "--catalog",
+            help="A folder of catalog YAML that extends and overrides the bundled one by id.",
+        ),
     ] = None,
 ) -> None:
     """Capture a cluster, compare topologies and export the handouts in a terminal UI."""
@@ -28,5 +32,6 @@ def tui_cmd(
     from railplan.tui.exports import read_spec
 
     catalog = load_catalog(catalog_dir)
+    note_overrides(catalog_dir)
     loaded = read_spec(spec) if spec is not None else None
     run(loaded, catalog, spec if spec is not None and spec.suffix.lower() != ".json" else None)

@@ -99,7 +99,10 @@ SOURCE_PARAMS: list[tuple[str, Any]] = [
         "catalog_dir",
         Annotated[
             Optional[Path],  # noqa: UP045
-            typer.Option("--catalog", help="Catalog directory (default: the bundled catalogs/)."),
+            typer.Option(
+                "--catalog",
+                help="A folder of catalog YAML that extends and overrides the bundled one by id.",
+            ),
         ],
     ),
 ]
@@ -152,12 +155,23 @@ def design_command(func: Callable[..., Any]) -> Callable[..., Any]:
         given = {name: kwargs.pop(name) for name, _ in SOURCE_PARAMS}
         source, catalog_dir = given.pop("source"), given.pop("catalog_dir")
         src = DesignSource(source, flag_overrides(**given), catalog_dir)
+        note_overrides(catalog_dir)
         return func(src=src, **kwargs)
 
     params = shared[:1] + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared[1:]
     wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     return wrapper
+
+
+def note_overrides(catalog_dir: Path | None) -> None:
+    """Say on stderr which bundled catalog entries the user's catalog folder replaced."""
+    from railplan.catalog import load_catalog_layers, user_catalog_dir
+
+    if user_catalog_dir(catalog_dir) is None:
+        return
+    for line in load_catalog_layers(catalog_dir).overrides:
+        typer.echo(f"railplan: note: {line}", err=True)
 
 
 def print_json(obj: Any) -> None:
