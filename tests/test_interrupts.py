@@ -37,8 +37,8 @@ def placed(*args, **kwargs):
 layout.place_switches = placed
 
 write = atomic._write_file
-def stall(path, data):
-    write(path, data)
+def stall(path, data, *mode):
+    write(path, data, *mode)
     print("STAGED", file=sys.stderr, flush=True)
     time.sleep(120)
 atomic._write_file = stall
@@ -167,7 +167,7 @@ def test_temp_files_of_dead_runs_are_swept_live_ones_kept(tmp_path: Path) -> Non
 def test_discard_removes_what_an_interrupt_leaves(tmp_path: Path, monkeypatch) -> None:
     staged: list[Path] = []
 
-    def stop(path: Path, data: object) -> None:
+    def stop(path: Path, data: object, *mode: int) -> None:
         staged.append(path)
         path.write_text("half")
         discard_temporaries()  # what the signal thread does

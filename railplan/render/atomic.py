@@ -24,8 +24,8 @@ from pathlib import Path
 from railplan.errors import OutputError
 
 TEMP_PREFIX = ".railplan-tmp-"
-#: mode of a new file before the umask (a private temp file; kept as railplan always wrote it)
-FILE_MODE = 0o600
+#: mode of a new file before the umask, as open() and cp use: 0644 under the usual umask 022
+FILE_MODE = 0o666
 
 _live: set[Path] = set()
 _lock = threading.RLock()
@@ -101,11 +101,12 @@ def _folder(folder: Path) -> Path:
     return folder
 
 
-def _write_file(path: Path, data: str | bytes) -> None:
+def _write_file(path: Path, data: str | bytes, mode: int = FILE_MODE) -> None:
+    """Create ``path`` with ``mode`` less the process umask (os.open applies it) and write it."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     if not isinstance(payload, bytes):
         raise TypeError(f"write_atomic takes str or bytes, not {type(data).__name__}")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     with os.fdopen(fd, "wb") as fh:
         fh.write(payload)
         fh.flush()
@@ -137,9 +138,7 @@ def _stage(staging: Path, files: Mapping[str, str | bytes], mode: Callable[[str]
             raise OutputError(f"refusing to write {rel!r} outside its folder")
         path = staging / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_file(path, data)
-        if mode(rel):
-            path.chmod(mode(rel))
+        _write_file(path, data, mode(rel) or FILE_MODE)
 
 
 def _commit(staging: Path, folder: Path, names: list[str]) -> None:
@@ -168,7 +167,8 @@ def write_set(
     """Write ``files`` ({relative path: data}) into ``folder`` as one set; returns the paths.
 
     Every file is written to a staging folder first; a sub-folder (``scripts/``) replaces the
-    old one whole. ``mode(rel)`` gives a file's permission bits (0: leave them).
+    old one whole. ``mode(rel)`` gives a file's permission bits before the umask (0: 0666, so
+    0644 under umask 022; 0o755 for a script gives 0755).
     """
     target = Path(folder)
     mode = mode or (lambda _rel: 0)
