@@ -138,6 +138,8 @@ class NicModel(_Strict):
 class NodeModel(_Strict):
     id: str
     name: str
+    #: who makes the server (NetBox's manufacturer); "" for a class of OEM servers
+    vendor: str = ""
     gpus: int = Field(ge=1)
     nic: str
     nics: int = Field(ge=1)

@@ -1,10 +1,12 @@
 """NetBox bulk-import CSVs (racks, devices, interfaces, cables) with the columns NetBox's forms take.
 
 Columns follow NetBox's DCIM import forms (``RackImportForm``, ``DeviceImportForm``,
-``InterfaceImportForm``, ``CableImportForm``); choice values are NetBox slugs
-(``400gbase-x-osfp``, ``infiniband-ndr-4x``, ``dac-passive``, ``mmf-om4``). Sites, manufacturers,
-device roles and device types must exist in NetBox before the import (the import matches them
-by name, and device types by model).
+``InterfaceImportForm``, ``CableImportForm`` in netbox/dcim/forms/bulk_import.py); choice values
+are the slugs of NetBox's own choice sets in netbox/dcim/choices.py (``InterfaceTypeChoices``:
+``400gbase-x-osfp``, ``infiniband-ndr``; ``CableTypeChoices``: ``dac-passive``, ``mmf-om4``) and
+colours come from ``ColorChoices`` (netbox/netbox/choices.py); the tests check every value
+against a copy of those lists. Sites, manufacturers, device roles and device types must exist in
+NetBox before the import (the import matches them by name, and device types by model).
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ DEVICE_COLUMNS = (
 )
 INTERFACE_COLUMNS = ("device", "name", "label", "type", "speed", "enabled", "description")
 CABLE_COLUMNS = (
+    "side_a_site",
     "side_a_device",
     "side_a_type",
     "side_a_name",
+    "side_b_site",
     "side_b_device",
     "side_b_type",
     "side_b_name",
@@ -84,7 +88,13 @@ _ETHERNET_TYPES = {
     "100gbase-x-qsfp28",
     "100gbase-x-qsfpdd",
 }
-_INFINIBAND_TYPES = {200: "infiniband-hdr-4x", 400: "infiniband-ndr-4x", 800: "infiniband-xdr-4x"}
+#: NetBox names InfiniBand ports by data rate only (no link width): EDR 100G ... XDR 800G
+_INFINIBAND_TYPES = {
+    100: "infiniband-edr",
+    200: "infiniband-hdr",
+    400: "infiniband-ndr",
+    800: "infiniband-xdr",
+}
 
 
 def interface_type(protocol: str, speed_gbps: int, form_factor: str) -> str:
@@ -176,8 +186,9 @@ def devices_csv(design: Design, catalog: Catalog, site: str) -> str:
 
 
 def _node_vendor(design: Design, catalog: Catalog) -> str:
-    nic = catalog.nics.get(design.shape.nic_model)
-    return nic.vendor if nic else "Generic"
+    """The server's maker from the node model (``vendor``), else "Generic" (an OEM class)."""
+    node = catalog.nodes.get(design.shape.model)
+    return node.vendor if node is not None and node.vendor else "Generic"
 
 
 def interfaces_csv(design: Design, catalog: Catalog) -> str:
@@ -212,16 +223,18 @@ def interfaces_csv(design: Design, catalog: Catalog) -> str:
     return to_csv(INTERFACE_COLUMNS, [r for _, r in keyed])
 
 
-def cables_csv(design: Design, catalog: Catalog) -> str:
+def cables_csv(design: Design, catalog: Catalog, site: str) -> str:
     rows = []
     for row in schedule(design):
         c = row.cable
         optics = " + ".join(t for t in (c.transceiver_a, c.transceiver_b) if t)
         rows.append(
             (
+                site,
                 row.a.device,
                 "dcim.interface",
                 row.a.port,
+                site,
                 row.b.device,
                 "dcim.interface",
                 row.b.port,
@@ -244,5 +257,5 @@ def render(design: Design, catalog: Catalog, site: str | None = None) -> dict[st
         "racks.csv": racks_csv(design, name),
         "devices.csv": devices_csv(design, catalog, name),
         "interfaces.csv": interfaces_csv(design, catalog),
-        "cables.csv": cables_csv(design, catalog),
+        "cables.csv": cables_csv(design, catalog, name),
     }
