@@ -126,7 +126,11 @@ def analyze_cmd(
     seed: Annotated[
         int,
         typer.Option(
-            "--seed", help="Seed for QP numbers, samples, permutations.", min=0, max=MAX_SEED
+            "--seed",
+            metavar="N",
+            help="Seed for QP numbers, samples, permutations.",
+            min=0,
+            max=MAX_SEED,
         ),
     ] = 0,
     partners: Annotated[

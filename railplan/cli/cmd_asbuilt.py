@@ -18,7 +18,9 @@ def asbuilt_cmd(
     src: "DesignSource",
     lldp: Annotated[
         Optional[list[Path]],  # noqa: UP045
-        typer.Option("--lldp", help="LLDP output: a file or a folder of files (repeatable)."),
+        typer.Option(
+            "--lldp", metavar="PATH", help="LLDP output: a file or a folder of files (repeatable)."
+        ),
     ] = None,
     ibnetdiscover: Annotated[
         Optional[Path],  # noqa: UP045

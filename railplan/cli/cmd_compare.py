@@ -129,8 +129,14 @@ def compare_cmd(
     ] = False,
 ) -> None:
     """Plan every topology family for the same cluster and compare them."""
+    from railplan.errors import SpecError
     from railplan.pipeline.compare import compare, compare_json
 
+    if any(o.startswith("fabric.topology=") for o in src.overrides):
+        raise SpecError(
+            "--topology: compare plans every family (roft, matrix, fat-tree, rail-only) side by "
+            "side; drop --topology (use railplan plan --topology X for one family)"
+        )
     rows = compare(src.spec(), src.catalog(), layout=layout, method="naive" if naive else "cp-sat")
     result = compare_json(rows, traffic, failures)
     designs, infeasible = result["designs"], result["infeasible"]

@@ -27,7 +27,10 @@ def testplan_cmd(
         str, typer.Option("--revision", help="Revision printed on every page.")
     ] = "draft",
     partners: Annotated[
-        int, typer.Option("--partners", help="Distinct pair-test partners per node.", min=1)
+        int,
+        typer.Option(
+            "--partners", metavar="N", help="Distinct pair-test partners per node.", min=1
+        ),
     ] = 2,
     devices: Annotated[
         Optional[str],  # noqa: UP045 - typer needs a runtime type
@@ -36,11 +39,14 @@ def testplan_cmd(
         ),
     ] = None,
     gid_index: Annotated[
-        int, typer.Option("--gid-index", help="RoCE GID index of every device.", min=0)
+        int, typer.Option("--gid-index", metavar="N", help="RoCE GID index of every device.", min=0)
     ] = 3,
     mtu: Annotated[int, typer.Option("--mtu", help="Expected active MTU.")] = 4096,
     priority: Annotated[
-        int, typer.Option("--priority", help="Lossless (PFC/ECN) priority.", min=0, max=7)
+        int,
+        typer.Option(
+            "--priority", metavar="0-7", help="Lossless (PFC/ECN) priority.", min=0, max=7
+        ),
     ] = 3,
     page_size: Annotated[str, typer.Option("--page-size", help="a4 or letter.")] = "a4",
     naive: Annotated[

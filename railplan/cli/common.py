@@ -56,7 +56,10 @@ SOURCE_PARAMS: list[tuple[str, Any]] = [
         Annotated[
             Optional[list[str]],  # noqa: UP045
             typer.Option(
-                "--switch", help="Allowed switch model id (repeatable).", rich_help_panel=QUICK
+                "--switch",
+                metavar="ID",
+                help="Allowed switch model id (repeatable).",
+                rich_help_panel=QUICK,
             ),
         ],
     ),
@@ -90,6 +93,7 @@ SOURCE_PARAMS: list[tuple[str, Any]] = [
             Optional[list[str]],  # noqa: UP045
             typer.Option(
                 "--set",
+                metavar="PATH=VALUE",
                 help="Override any spec field: path=value (e.g. fabric.whole_su=false).",
                 rich_help_panel=QUICK,
             ),

@@ -113,14 +113,15 @@ def compare_json(
     Every design carries the ``plan --json`` keys plus ``max_hops``, ``inter_switch_links``,
     ``totals`` (when billed), ``traffic`` (when asked: ``traffic.summary.summary_for_compare``,
     with ``worst_failure`` when ``failures``) and, beside a billed ROFT, ``vs_roft``: the
-    differences summed from the BOM lines.
+    differences summed from the BOM lines (zeros on the ROFT row itself, so every billed row has
+    the same keys).
     """
     feasible = [r for r in rows if r.feasible]
     designs = [row_json(r, traffic, failures and traffic) for r in feasible]
     base = next((r for r in feasible if r.family == "roft" and r.bom is not None), None)
     if base is not None:
         for data, row in zip(designs, feasible, strict=True):
-            if row is not base and row.bom is not None:
+            if row.bom is not None:
                 data["vs_roft"] = bom_differences(base, row)
     infeasible = [{"topology": r.family, "reason": r.reason} for r in rows if not r.feasible]
     return {"designs": designs, "infeasible": infeasible}

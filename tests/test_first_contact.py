@@ -1,0 +1,61 @@
+"""What a newcomer sees first: help text, refused flags, compare --json keys, the LICENSE."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import pytest
+
+from tests.conftest import EXAMPLES, ROOT
+
+COMMANDS = ["plan", "compare", "analyze", "cables", "sheets", "testplan", "asbuilt", "grade",
+            "schema", "tui", "catalog list", "catalog show"]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_has_no_type_placeholders(cli, command: str) -> None:
+    res = cli(*command.split(), "--help")
+    assert res.code == 0
+    assert not re.search(r"<(list\[|[a-z]+ range)", res.out), res.out
+    assert "--help" in res.out
+
+
+@pytest.mark.parametrize("flag", [["--topology", "matrix"], ["--set", "fabric.topology=roft"]])
+def test_compare_refuses_a_topology(cli, flag: list[str]) -> None:
+    res = cli("compare", "--gpus", "64", "--node", "dgx-h100", *flag)
+    assert res.code == 2 and res.out == ""
+    assert res.err == (
+        "railplan: error: --topology: compare plans every family (roft, matrix, fat-tree, "
+        "rail-only) side by side; drop --topology (use railplan plan --topology X for one "
+        "family)\n"
+    )
+
+
+def test_compare_json_has_vs_roft_on_every_billed_row(cli) -> None:
+    res = cli("compare", EXAMPLES / "seed003-roft.yaml", "--json", "--no-traffic", "--naive")
+    designs = json.loads(res.out)["designs"]
+    assert {d["topology"] for d in designs} >= {"roft", "matrix"}
+    keys = {"switches", "transceivers", "cables", "cost_usd", "power_w"}
+    for d in designs:
+        assert set(d["vs_roft"]) == keys
+    roft = next(d for d in designs if d["topology"] == "roft")
+    assert roft["vs_roft"] == dict.fromkeys(keys, 0)
+    matrix = next(d for d in designs if d["topology"] == "matrix")
+    want = matrix["switches"]["total"] - roft["switches"]["total"]
+    assert matrix["vs_roft"]["switches"] == want < 0
+
+
+def test_license_is_the_apache_2_text_pyproject_names() -> None:
+    text = (ROOT / "LICENSE").read_bytes()
+    # md5 of https://www.apache.org/licenses/LICENSE-2.0.txt, the canonical text
+    assert hashlib.md5(text).hexdigest() == "3b83ef96387f14655fc854ddc3c6bd57"
+    assert 'license = { text = "Apache-2.0" }' in (ROOT / "pyproject.toml").read_text("utf-8")
+
+
+def test_readme_points_only_at_things_a_user_can_open() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for word in ("DOMAIN.md", "seed 00", "the issues", "/work/"):
+        assert word not in readme, word
+    assert "`placement." not in readme  # the field is layout.placement.*
