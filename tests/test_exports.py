@@ -110,8 +110,39 @@ def test_netbox_csvs_use_the_documented_import_columns(cabled, catalog):
         assert re.fullmatch(r"[0-9a-f]{6}", c["color"]) and c["length_unit"] == "m"
 
 
-def test_p2p_sheet_has_nvidia_columns(cabled, catalog):
-    text = p2p.render(cabled, catalog)
+# The P2P file's columns in NVIDIA's UFM Cable Validation Tool manual ("P2P File"), rack and U first
+CVT_P2P = "A-Rack,A-U,A-Node Name,A-Type,A-Port,Z-Rack,Z-U,Z-Node Name,Z-Type,Z-Port"
+
+
+@pytest.mark.parametrize("example", ["h100-1k", "seed003-roft"])
+def test_p2p_sheet_uses_the_cable_validation_tool_columns(catalog, example):
+    spec = load_spec(EXAMPLES / f"{example}.yaml")
+    design, _ = complete(plan(spec, catalog), spec, catalog, method="naive")
+    text = p2p.render(design, catalog)
+    assert text.splitlines()[0] == CVT_P2P
+    table = rows(text)
+    ends = cables_csv.schedule(design)
+    assert len(table) == len(ends) == len(design.cables)
+    ib = catalog.switch(design.sizing.switch_model).protocol == "infiniband"
+    for r, sr in zip(table, ends, strict=True):
+        for side, end in (("A", sr.a), ("Z", sr.b)):
+            assert (r[f"{side}-Rack"], int(r[f"{side}-U"]), r[f"{side}-Node Name"]) == (
+                end.rack, end.u, end.device)  # fmt: skip
+            port = r[f"{side}-Port"]
+            if r[f"{side}-Type"] == "Switch":  # the front-panel name without its P, or swpNsM
+                want = end.port[1:] if ib else "swp" + end.port[1:].replace("/", "s")
+                if not ib and "/" in end.port:
+                    cage, split = end.port[1:].split("/")
+                    want = f"swp{cage}s{int(split) - 1}"
+                assert port == want
+            else:
+                assert r[f"{side}-Type"] == "Host"
+                n = int(port) if ib else int(port.removeprefix("rail"))
+                assert 1 <= n <= design.shape.ports  # HCA n is mlx5_(n-1)
+
+
+def test_p2p_links_sheet_has_nvidia_columns(cabled, catalog):
+    text = p2p.render_links(cabled, catalog)
     assert text.splitlines()[0] == NVIDIA_P2P
     table = rows(text)
     assert len(table) == len(cabled.cables)
@@ -124,7 +155,7 @@ def test_ib_topology_file_sections(cabled, catalog):
     text = ibtopo.render(cabled, catalog)
     sections = text.strip().split("\n\n")
     assert len(sections) == len(cabled.switches)
-    line = re.compile(r"^P\d+ -4x-100G-> (MQM9700 p0-\S+ P\d+|HCA node\d{4} mlx5_\d/P1)$")
+    line = re.compile(r"^   P\d+ -4x-100G-> (MQM9700 p0-\S+ P\d+|HCA_mlx5_8 node\d{4} mlx5_\d/P1)$")
     body = [ln for s in sections for ln in s.splitlines()[1:]]
     assert all(line.match(ln) for ln in body)
     counts = cabled.link_counts()

@@ -14,10 +14,11 @@ from railplan.render.atomic import write_atomic, write_set
 if TYPE_CHECKING:
     from railplan.pipeline.source import DesignSource
 
-FORMATS = ("csv", "netbox", "p2p", "ibtopo", "dot")
+FORMATS = ("csv", "netbox", "p2p", "p2p-links", "ibtopo", "dot")
 DEFAULT_NAMES = {
     "csv": "cables.csv",
     "p2p": "p2p.csv",
+    "p2p-links": "p2p-links.csv",
     "ibtopo": "fabric.topo",
     "dot": "fabric.dot",
 }
@@ -40,7 +41,12 @@ def cables_cmd(
         ),
     ] = None,
     fmt: Annotated[
-        str, typer.Option("--format", help="csv (cable schedule), netbox, p2p, ibtopo or dot.")
+        str,
+        typer.Option(
+            "--format",
+            help="csv (cable schedule), netbox, p2p, p2p-links, ibtopo or dot (dot skips the "
+            "layout: it draws the wiring).",
+        ),
     ] = "csv",
     objective: Annotated[
         str, typer.Option("--objective", help="Placement objective: cost, power or length.")
@@ -103,6 +109,7 @@ def cables_cmd(
     text = {
         "csv": lambda: cables_csv.render(design),
         "p2p": lambda: p2p.render(design, catalog),
+        "p2p-links": lambda: p2p.render_links(design, catalog),
         "ibtopo": lambda: ibtopo.render(design, catalog),
         "dot": lambda: dot.render(design),
     }[fmt]()
