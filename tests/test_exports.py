@@ -212,6 +212,6 @@ def test_cli_cables_writes_schedule_and_netbox(cli, tmp_path):
     res = cli("cables", spec, "--format", "netbox")
     assert res.code == 2 and "give a directory with -o DIR" in res.err
     res = cli("cables", spec, "--format", "p2p", "--naive", "--design-out", tmp_path / "d.json")
-    assert res.code == 0 and res.out.startswith("A-Node,")
+    assert res.code == 0 and res.out.startswith("A-Rack,")
     res = cli("cables", tmp_path / "d.json", "--format", "dot")
     assert res.code == 0 and res.out.startswith("graph ")

@@ -85,6 +85,10 @@ def cables_cmd(
     from railplan.design import design_to_json
     from railplan.render import cables_csv, dot, ibtopo, netbox, p2p
 
+    if fmt == "dot" and design_out is None:  # the drawing needs the wiring only: no layout
+        _emit(dot.render(src.design()), out, fmt)
+        return
+
     built = src.built(
         objective=objective,
         time_limit_s=time_limit,
@@ -113,6 +117,10 @@ def cables_cmd(
         "ibtopo": lambda: ibtopo.render(design, catalog),
         "dot": lambda: dot.render(design),
     }[fmt]()
+    _emit(text, out, fmt)
+
+
+def _emit(text: str, out: Path | None, fmt: str) -> None:
     if out is None:
         typer.echo(text, nl=False)
         return

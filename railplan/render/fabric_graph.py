@@ -1,0 +1,136 @@
+"""The fabric as a small graph to draw: devices grouped so every tier fits one row of a page.
+
+A tier with at most ``max_per_rank`` devices keeps one box per device. A larger tier groups
+its devices by scalable unit (nodes, leaves, attached devices) or pod (spines), and when even
+those are too many, by runs of consecutive SUs or pods, so a 1k or a 16k design draws with at
+most ``max_per_rank`` boxes per tier. Links become bundles: one edge per pair of boxes with
+its link count.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from railplan.design import Design
+
+#: boxes in one tier row at most (about 150 pt each: a 12-box row stays under 2,000 pt)
+MAX_PER_RANK = 12
+PLURAL = {
+    "node": "nodes",
+    "device": "devices",
+    "leaf": "leaves",
+    "tor": "ToRs",
+    "leaf-a": "A leaves",
+    "leaf-b": "B leaves",
+    "rail": "rail switches",
+    "spine": "spines",
+    "core": "cores",
+}
+
+
+@dataclass(frozen=True)
+class Box:
+    """One box: a device, or a group of devices of one role in one tier."""
+
+    key: str
+    tier: int
+    role: str
+    title: str
+    count: int
+
+    @property
+    def rank(self) -> int:
+        """Drawing row, bottom up: Matrix B leaves sit above the A leaves they all link to."""
+        return 2 * self.tier + (1 if self.role == "leaf-b" else 0)
+
+
+@dataclass(frozen=True)
+class FabricGraph:
+    boxes: tuple[Box, ...]
+    #: (box a, box b, links between them), a < b
+    bundles: tuple[tuple[str, str, int], ...]
+    grouped: bool
+
+
+@dataclass(frozen=True)
+class _Member:
+    device: str
+    tier: int
+    role: str
+    slot: int  # SU or pod, -1 when the role has none
+    slot_word: str
+
+
+def _members(design: Design) -> list[_Member]:
+    out = [_Member(n.id, 0, "node", n.su, "SU") for n in design.nodes]
+    out += [_Member(d.id, 0, "device", d.su, "SU") for d in design.devices]
+    for sw in design.switches:
+        slot, word = (sw.su, "SU") if sw.tier == 1 else (sw.pod, "pod")
+        out.append(_Member(sw.id, sw.tier, sw.role, slot, word))
+    return out
+
+
+def _span(word: str, slots: Sequence[int]) -> str:
+    lo, hi = min(slots) + 1, max(slots) + 1
+    return f"{word}{lo}" if lo == hi else f"{word}{lo}-{hi}"
+
+
+def _group_role(members: list[_Member], max_per_rank: int) -> dict[str, tuple[str, str]]:
+    """device -> (box key, box title) for the members of one tier and role."""
+    role, tier = members[0].role, members[0].tier
+    name = PLURAL.get(role, role)
+    slots = sorted({m.slot for m in members if m.slot >= 0})
+    out: dict[str, tuple[str, str]] = {}
+    if slots and all(m.slot >= 0 for m in members):
+        per = math.ceil(len(slots) / max_per_rank)
+        index = {s: i // per for i, s in enumerate(slots)}
+        spans: dict[int, list[int]] = defaultdict(list)
+        for s in slots:
+            spans[index[s]].append(s)
+        for m in members:
+            b = index[m.slot]
+            out[m.device] = (f"t{tier}-{role}-{b:03d}", f"{name} {_span(m.slot_word, spans[b])}")
+        return out
+    ordered = sorted(members, key=lambda m: m.device)
+    per = math.ceil(len(ordered) / max_per_rank)
+    for i, m in enumerate(ordered):
+        b = i // per
+        lo, hi = b * per + 1, min(len(ordered), (b + 1) * per)
+        title = f"{name} {lo}" + (f"-{hi}" if hi > lo else "")
+        out[m.device] = (f"t{tier}-{role}-{b:03d}", title)
+    return out
+
+
+def fabric_graph(design: Design, max_per_rank: int = MAX_PER_RANK) -> FabricGraph:
+    """Boxes per tier (devices or groups) and the link bundles between them."""
+    members = _members(design)
+    per_tier = Counter(m.tier for m in members)
+    grouped = any(n > max_per_rank for n in per_tier.values())
+    where: dict[str, tuple[str, str]] = {}
+    if not grouped:
+        where = {m.device: (m.device, m.device) for m in members}
+    else:
+        by_role: dict[tuple[int, str], list[_Member]] = defaultdict(list)
+        for m in members:
+            by_role[(m.tier, m.role)].append(m)
+        roles_in_tier = Counter(t for t, _ in by_role)
+        for (tier, _), group in sorted(by_role.items()):
+            share = max(1, max_per_rank // roles_in_tier[tier])
+            where.update(_group_role(group, share))
+    info = {m.device: m for m in members}
+    counts: Counter[str] = Counter(key for key, _ in where.values())
+    boxes: dict[str, Box] = {}
+    for device, (key, title) in where.items():
+        m = info[device]
+        boxes.setdefault(key, Box(key, m.tier, m.role, title, counts[key]))
+    bundles: Counter[tuple[str, str]] = Counter()
+    for lk in design.links:
+        a, b = where[lk.a_device][0], where[lk.b_device][0]
+        bundles[(min(a, b), max(a, b))] += 1
+    ordered = sorted(boxes.values(), key=lambda x: (x.rank, x.role, x.key))
+    return FabricGraph(
+        tuple(ordered), tuple((a, b, n) for (a, b), n in sorted(bundles.items())), grouped
+    )
