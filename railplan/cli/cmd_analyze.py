@@ -157,6 +157,7 @@ def analyze_cmd(
         Optional[list[str]],  # noqa: UP045
         typer.Option(
             "--fail",
+            metavar="ID",
             help="Take this link or switch out first (repeatable) and report what the "
             "pattern loses.",
         ),
