@@ -176,6 +176,11 @@ class RailplanApp(App[None]):
         self._fill_compare(out)
         self.form.mark(error_fields(out.error))
         self._show_status()
+        from railplan.tui.screens import DrillScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, DrillScreen):
+                screen.outcome_updated(out)
 
     def _fill_compare(self, out: Outcome) -> None:
         table = self.query_one("#compare-table", DataTable)

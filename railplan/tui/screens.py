@@ -82,7 +82,14 @@ class DrillScreen(Screen[None]):
         self.run_worker(job, thread=True, exclusive=True, exit_on_error=False)
 
     def on_unmount(self) -> None:
-        self.workers.cancel_all()
+        # only this screen's own work: ``cancel_all`` would also stop the next drill-down's
+        # worker and the app's refresh (the screen that opens next would wait forever)
+        self.workers.cancel_node(self)
+
+    def outcome_updated(self, outcome: Outcome) -> None:
+        """The app has newer results for the design on show (e.g. the bill arrived)."""
+        if (outcome.spec, outcome.family) == (self.outcome.spec, self.outcome.family):
+            self.outcome = outcome
 
 
 class BomScreen(DrillScreen):
@@ -91,9 +98,18 @@ class BomScreen(DrillScreen):
     TITLE = "Bill of materials"
 
     def on_mount(self) -> None:
+        self._fill()
+        self.query_one(DataTable).focus()
+
+    def _fill(self) -> None:
         why = self.outcome.shown.warning if self.outcome.shown else ""
         self.show_rows(bom_rows(self.outcome.bom, why or "the bill is still being computed"))
-        self.query_one(DataTable).focus()
+
+    def outcome_updated(self, outcome: Outcome) -> None:
+        had = self.outcome.bom
+        super().outcome_updated(outcome)
+        if self.outcome.bom is not had:
+            self._fill()  # opened while the bill was being computed: show it when it comes
 
 
 class CablesScreen(DrillScreen):
