@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import threading
 from itertools import permutations
+from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Static, TextArea
+from textual.widgets import DataTable, Input, Static, TextArea
 
+import railplan
 from railplan.tui.runner import InlineRunner
 from railplan.tui.screens import DrillScreen
 
+from .conftest import EXAMPLES
 from .test_tui import SIZE, app, settle, sync
 
 KEYS = {"f2": "Bill of materials", "f3": "Cable schedule", "f4": "Hottest links", "f5": "Topology"}
@@ -99,3 +102,37 @@ async def test_drill_downs_opened_while_the_bill_is_computed_fill_when_it_comes(
         bom = tui.outcome.bom if tui.outcome else None
         assert bom is not None and filled(tui.screen)
         assert tui.screen.query_one(DataTable).row_count == len(bom.lines)
+
+
+# -- save asks before overwriting, saves beside an opened spec, creates no folders -------------
+
+
+@sync
+async def test_save_over_an_existing_file_asks_first(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    original = "# our site's notes\n" + (EXAMPLES / "h100-1k.yaml").read_text(encoding="utf-8")
+    opened = tmp_path / "site.yaml"
+    opened.write_text(original, encoding="utf-8")
+    tui = app(spec_path=opened, runner=InlineRunner())
+    async with tui.run_test(size=SIZE) as pilot:
+        await settle(tui, pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        path_input = tui.screen.query_one("#dialog-path", Input)
+        assert path_input.value == str(tmp_path / "site-tui.yaml")  # beside the opened spec
+        await pilot.press("end", "shift+home", *str(opened), "enter")
+        await pilot.pause()
+        assert opened.read_text(encoding="utf-8") == original  # not yet
+        message = str(tui.screen.query_one("#dialog-message", Static).content)
+        assert "exists and would be replaced" in message
+        await pilot.press("end", "shift+home", *"nope/new.yaml", "enter")
+        await pilot.pause()
+        assert "does not exist" in str(tui.screen.query_one("#dialog-message", Static).content)
+        assert not (tmp_path / "nope").exists()
+        await pilot.press("end", "shift+home", *str(opened), "enter")  # asks again
+        await pilot.pause()
+        assert opened.read_text(encoding="utf-8") == original
+        await pilot.press("enter")  # the second Enter on the same path replaces it
+        await pilot.pause()
+        assert opened.read_text(encoding="utf-8") != original
+        assert railplan.load_spec(opened).cluster.gpus == 64  # the form's cluster

@@ -43,7 +43,7 @@ calls (and the same error messages) as `railplan plan`.
 | F4 | hottest links for a traffic pattern |
 | F5 | topology as text: tiers, groups, bundles |
 | F6 | compare every family side by side (cheapest marked `*`) |
-| Ctrl+S | save the spec as YAML |
+| Ctrl+S | save the spec as YAML (beside an opened spec; asks before replacing a file) |
 | Ctrl+O | load a spec (.yaml) or a design.json |
 | F7 | export spec.yaml, design.json, cables.csv, sheets.pdf, testplan.pdf |
 | F8 | results full width (hide the form) and back |
@@ -92,19 +92,49 @@ class HelpScreen(ModalScreen[None]):
         yield Markdown(HELP, id="help")
 
 
+def save_default(spec_path: Path | None, name: str) -> Path:
+    """Where Save proposes to write: beside the spec the form came from (``NAME-tui.yaml``, so
+    the original and its comments stay as they are), else ``NAME.yaml`` here."""
+    if spec_path is not None and spec_path.suffix.lower() in (".yaml", ".yml"):
+        return spec_path.with_name(f"{spec_path.stem}-tui.yaml")
+    return Path.cwd() / f"{name}.yaml"
+
+
 class SaveDialog(Dialog):
-    """Save the form's spec as YAML."""
+    """Save the form's spec as YAML; asks before replacing a file, never creates folders."""
+
+    confirmed: Path | None = None
 
     def compose(self) -> ComposeResult:
-        name = self.owner.spec_data().get("name", "cluster")
-        default = self.owner.spec_path or Path.cwd() / f"{name}.yaml"
+        name = str(self.owner.spec_data().get("name", "cluster"))
+        default = save_default(self.owner.spec_path, name)
         with Vertical(id="dialog"):
             yield Label("Save spec (YAML) to", id="dialog-title")
             yield Input(str(default), id="dialog-path")
             yield Static("Enter saves, Escape cancels.", id="dialog-message")
 
+    def on_input_changed(self, _: Input.Changed) -> None:
+        self.confirmed = None  # a changed path asks again
+
     def on_input_submitted(self, event: Input.Submitted) -> None:
         path = Path(event.value).expanduser()
+        if not path.parent.is_dir():
+            self.message(
+                f"the folder {path.parent} does not exist; create it first or choose another path",
+                "bold red",
+            )
+            return
+        if path.is_dir():
+            self.message(f"{path} is a folder; give a file name", "bold red")
+            return
+        if path.exists() and self.confirmed != path:
+            self.confirmed = path
+            self.message(
+                f"{path} exists and would be replaced (its comments lost): Enter again to "
+                "overwrite it, or change the path",
+                "bold yellow",
+            )
+            return
         try:
             save_spec(self.owner.spec_data(), path)
         except (RailplanError, OSError) as exc:
