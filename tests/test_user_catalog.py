@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from railplan.catalog import bundled_catalog_dir, load_catalog, load_catalog_layers
+from railplan.catalog.parts import SECTIONS
 from railplan.errors import CatalogError
 from tests.conftest import EXAMPLES, ROOT
 
@@ -92,14 +93,13 @@ def test_catalog_list_shows_every_part_and_its_file(cli) -> None:
     parts = json.loads(res.out)["parts"]
     bundled = load_catalog()
     ids = {(p["section"], p["id"]): p["from"] for p in parts}
-    for section in ("switches", "nics", "nodes", "transceivers", "cables"):
+    for section in SECTIONS:
         for ident in getattr(bundled, section):
             assert ids.pop((section, ident)).startswith("bundled ")
     assert ids == {("switches", "qm9790"): f"{USER.resolve()}/switches.yaml"}
     text = cli("catalog", "list").out.splitlines()
     assert text[0].split() == ["section", "id", "about", "from"]
-    assert len(text) == 1 + sum(len(getattr(bundled, s)) for s in ("switches", "nics", "nodes",
-                                                                     "transceivers", "cables"))  # fmt: skip
+    assert len(text) == 1 + sum(len(getattr(bundled, s)) for s in SECTIONS)
 
 
 def test_catalog_show_prints_an_entry_that_loads_back(cli, tmp_path: Path) -> None:

@@ -21,7 +21,13 @@ def _about(section: str, item: Any) -> str:
         return f"{item.gpus} GPUs, {item.nics} x {item.nic}"
     if section == "transceivers":
         return f"{item.form_factor} {item.ports} x {item.port_speed_gbps}G {item.interface}"
-    return f"{item.kind} {item.end_a}-{item.end_b}"
+    if section == "cables":
+        return f"{item.kind} {item.end_a}-{item.end_b}"
+    if section == "panels":
+        return f"{item.rack_units}U, {item.slots} slots"
+    if section == "cassettes":
+        return f"{item.ports} x {item.connector}"
+    return ""
 
 
 def catalog_rows(loaded: LoadedCatalog) -> list[dict[str, str]]:

@@ -72,13 +72,14 @@ ROLE_NAMES = {
 }
 _ETHERNET_FF = {
     "osfp": "osfp",
-    "osfp-rhs": "osfp",  # a flat-top OSFP cage is still an OSFP interface
+    "osfp-rhs": "osfp-rhs",  # NetBox has 400gbase-x-osfp-rhs; else the OSFP type (below)
     "qsfp-dd": "qsfpdd",
     "qsfp112": "qsfp112",
     "qsfp56": "qsfp56",
 }
 _ETHERNET_TYPES = {
     "400gbase-x-osfp",
+    "400gbase-x-osfp-rhs",
     "400gbase-x-qsfpdd",
     "400gbase-x-qsfp112",
     "200gbase-x-qsfp56",
@@ -101,8 +102,11 @@ def interface_type(protocol: str, speed_gbps: int, form_factor: str) -> str:
     """NetBox interface type slug for a port, ``other`` when NetBox has no exact one."""
     if protocol == "infiniband":
         return _INFINIBAND_TYPES.get(speed_gbps, "other")
-    slug = f"{speed_gbps}gbase-x-{_ETHERNET_FF.get(form_factor, form_factor)}"
-    return slug if slug in _ETHERNET_TYPES else "other"
+    for ff in (_ETHERNET_FF.get(form_factor, form_factor), form_factor.removesuffix("-rhs")):
+        slug = f"{speed_gbps}gbase-x-{ff}"
+        if slug in _ETHERNET_TYPES:
+            return slug  # a flat-top OSFP without its own type is still an OSFP interface
+    return "other"
 
 
 def cable_type(catalog: Catalog, media: str) -> str:
