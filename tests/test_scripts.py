@@ -102,7 +102,7 @@ echo ' #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_av
 echo ' 2       10000          2.40           5.10         2.51               2.52           0.03            2.60                   4.90'
 """,
     "mpirun": """#!/bin/bash
-bw=46.30
+bw=369.92
 [[ "$*" == *alltoall_perf* ]] && bw=79.40
 echo "node0001:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA"
 echo "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong"

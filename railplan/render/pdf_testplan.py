@@ -24,7 +24,8 @@ from railplan.testplan import Check, PlanTest, Section, TestPlan
 
 def _rule(c: Check) -> str:
     op = {"higher": ">=", "lower": "<=", "equal": "="}[c.better]
-    return f"{op} {c.threshold:g}"
+    unit = f" {c.unit}" if c.unit in ("GB/s", "Gb/s", "us") else ""
+    return f"{op} {c.threshold:g}{unit}"
 
 
 class _Notes:
@@ -208,8 +209,8 @@ def _pairs_section(
         groups = sum(1 for r in t.refs if r.startswith(("up:", "ll:"))) or len(t.refs)
         return [str(t.round), t.nodes[0], t.nodes[1], f"{groups}" if t.refs else "-"]
 
-    header = ["Test", "Round", "Node A", "Node B", "Link groups", "Expected busbw", "Pass",
-              "Measured", "Why", ""]  # fmt: skip
+    header = ["Test", "Round", "Node A", "Node B", "Link groups", "Expected avg busbw",
+              "Pass", "Measured", "Why", ""]  # fmt: skip
     rows = _fill_rows(section.tests, notes, ends)
     story += _table(header, rows, [18, 9, 18, 18, 12, 20, 14, 16, 7, 5], frame)
     story += notes.flowables()
@@ -226,8 +227,8 @@ def _nccl_section(section: Section, number: int, frame: tuple[float, float]) -> 
         extra = " ".join(f"{k}={env[k]}" for k in ("NCCL_ALGO", "NCCL_TESTS_SPLIT") if k in env)
         return [t.kind.replace("nccl_", ""), who, extra or "-"]
 
-    header = ["Test", "Collective", "Nodes", "Environment", "Expected busbw", "Pass",
-              "Measured", "Why", ""]  # fmt: skip
+    header = ["Test", "Collective", "Nodes", "Environment", "Expected avg busbw",
+              "Pass", "Measured", "Why", ""]  # fmt: skip
     rows = _fill_rows(section.tests, notes, ends)
     story += _table(header, rows, [30, 14, 34, 40, 20, 14, 16, 7, 5], frame)
     story.append(para("Commands", "h2"))

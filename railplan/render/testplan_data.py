@@ -133,9 +133,10 @@ def _num(x: float) -> str:
 
 
 def check_line(c: Check) -> str:
-    """``busbw_gbytes: expect 46.26 GB/s, pass >= 41.63``."""
+    """``avg_busbw_gbs: expect 370.05 GB/s, pass >= 333.04 GB/s``."""
     op = {"higher": ">=", "lower": "<=", "equal": "=="}[c.better]
-    return f"{c.metric}: expect {_num(c.expected)} {c.unit}, pass {op} {_num(c.threshold)}"
+    unit = f" {c.unit}" if c.unit in ("GB/s", "Gb/s", "us") else ""
+    return f"{c.metric}: expect {_num(c.expected)} {c.unit}, pass {op} {_num(c.threshold)}{unit}"
 
 
 def _wrap(text: str, indent: str) -> list[str]:

@@ -1,0 +1,67 @@
+"""Handouts a crew can act on: NCCL expectations from the node's aggregate NIC rate, graded the
+way nccl-tests judges a run ("Avg bus bandwidth" against 0.9 x NCCL_TESTS_MIN_BW)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from railplan.field.grade import grade
+from railplan.testplan import expectations
+from railplan.testplan.expected import NCCL_MIN_BW_FACTOR
+from tests.test_grade import nccl_text
+from tests.test_testplan import cabled, example_plan
+
+#: Asterfusion CX732Q-N test report: two-node ring all-reduce busbw through the switch (GB/s)
+ASTERFUSION_2NODE_ALLREDUCE_GBS = 369.92
+#: Tolly report (H3C S9827 vs NVIDIA QM9700), 8 nodes x 8 x 400G, ring all-reduce at 512 MB
+TOLLY_ROCE_512MB_GBS = 311.18
+TOLLY_IB_512MB_GBS = 288.36
+
+
+def test_two_node_all_reduce_is_within_10_percent_of_the_measured_figure() -> None:
+    by_id = {t.id: t for t in example_plan("seed000-2node").tests()}
+    for tid in ("NCCL-AR-2N-same-leaf", "PAIR-0001"):
+        check = by_id[tid].checks[0]
+        assert check.unit == "GB/s" and check.metric == "avg_busbw_gbs"
+        assert check.expected == pytest.approx(ASTERFUSION_2NODE_ALLREDUCE_GBS, rel=0.10)
+        assert check.threshold <= ASTERFUSION_2NODE_ALLREDUCE_GBS
+        # the arithmetic is on the page: 8 NIC ports x 400 Gb/s per node, in GB/s
+        assert "8 x 400 Gb/s per node / 8 bits = 400 GB/s" in check.reason
+        env = dict(by_id[tid].env)
+        assert float(env["NCCL_TESTS_MIN_BW"]) * NCCL_MIN_BW_FACTOR == pytest.approx(
+            check.threshold, abs=0.01
+        )
+
+
+def test_64_gpu_expectation_is_consistent_with_the_tolly_figures() -> None:
+    """8 nodes x 8 x 400G: the all-node all-reduce expects about what Tolly measured, and both
+    of Tolly's fabrics (RoCE 311.18 GB/s, InfiniBand 288.36 GB/s at 512 MB) pass."""
+    plan = example_plan("seed001-64gpu")
+    ar = next(t for t in plan.tests() if t.id == "NCCL-AR-ALL")
+    assert len(ar.nodes) == 8
+    check = ar.checks[0]
+    assert check.expected == pytest.approx(TOLLY_ROCE_512MB_GBS, rel=0.10)
+    assert check.threshold <= TOLLY_IB_512MB_GBS <= TOLLY_ROCE_512MB_GBS <= check.expected * 1.05
+    # far above what one NIC could carry (50 GB/s): the bound is the node's aggregate
+    assert check.threshold > 4 * 400 / 8
+
+
+@pytest.mark.parametrize("share, status", [(1.0, "pass"), (0.5, "fail"), (0.125, "fail")])
+def test_a_pair_at_a_fraction_of_its_nics_is_graded(
+    share: float, status: str, tmp_path: Path
+) -> None:
+    """A pair whose node runs on half its NICs (or one) measures half (an eighth) the busbw."""
+    name = "seed000-2node"
+    plan = example_plan(name)
+    rows = [e for e in expectations(plan) if e.test_id == "PAIR-0001"]
+    busbw = [e for e in rows if e.metric == "avg_busbw_gbs"]
+    assert busbw
+    measured = ASTERFUSION_2NODE_ALLREDUCE_GBS * share
+    # nccl_text writes "Avg bus bandwidth" as 0.95 x its argument
+    (tmp_path / "PAIR-0001.txt").write_text(nccl_text(list(rows[0].nodes), measured / 0.95))
+    report = grade(cabled(name), busbw, tmp_path)
+    (result,) = report.results
+    assert result.status == status
+    assert result.measured == pytest.approx(measured, abs=0.01)
