@@ -151,7 +151,7 @@ def test_a_cable_too_long_for_any_part_names_link_and_length(catalog):
 def test_labels_colours_and_technician_order(catalog):
     spec = load_spec(EXAMPLES / "h100-1k.yaml")
     design, _ = complete(plan(spec, catalog), spec, catalog, time_limit_s=1)
-    label = re.compile(r"^R\d{4}-U\d{2}-(N\d+|LF\d+|SP\d+)-(nic\d+|P\d+(/\d)?)$")
+    label = re.compile(r"^R\d{4}-U\d{2}-(N\d+|P0-LF-SU\d+-R\d+|P0-SP-\d+)-(nic\d+|P\d+(/\d)?)$")
     assert all(label.match(c.label_a) and label.match(c.label_b) for c in design.cables)
     links = {lk.id: lk for lk in design.links}
     tia = ["blue", "orange", "green", "brown", "slate", "white", "red", "black"]
@@ -178,4 +178,4 @@ def test_label_template_is_configurable(catalog):
     design, _ = complete(plan(spec, catalog), spec, catalog, time_limit_s=1)
     first = design.cables[0]
     assert first.label_a == f"{first.id}:R0101/10/N2.nic0"
-    assert first.label_b.startswith(f"{first.id}:R0102/40/RL0.P")
+    assert first.label_b.startswith(f"{first.id}:R0102/40/P0-RL-ALL.P")  # p0-rail-all

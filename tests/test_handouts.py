@@ -3,15 +3,20 @@ way nccl-tests judges a run ("Avg bus bandwidth" against 0.9 x NCCL_TESTS_MIN_BW
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from railplan.field.grade import grade
+from railplan.physical.cabling import WORD_ABBREVIATIONS, label_legend
+from railplan.render.pdf_sheets import render_sheets
+from railplan.spec import load_spec
 from railplan.testplan import expectations
 from railplan.testplan.expected import NCCL_MIN_BW_FACTOR
 from tests.test_grade import nccl_text
-from tests.test_testplan import cabled, example_plan
+from tests.test_pdf import sections, text_of
+from tests.test_testplan import ROOT, cabled, example_params, example_plan
 
 #: Asterfusion CX732Q-N test report: two-node ring all-reduce busbw through the switch (GB/s)
 ASTERFUSION_2NODE_ALLREDUCE_GBS = 369.92
@@ -65,3 +70,51 @@ def test_a_pair_at_a_fraction_of_its_nics_is_graded(
     (result,) = report.results
     assert result.status == status
     assert result.measured == pytest.approx(measured, abs=0.01)
+
+
+# -- one naming scheme ---------------------------------------------------------------------------
+
+
+def _words_and_numbers(text: str) -> tuple[list[str], list[int]]:
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+", text)]
+    return words, [int(n) for n in re.findall(r"\d+", text)]
+
+
+@pytest.mark.parametrize("name", example_params())
+def test_every_label_names_its_device_by_the_number_in_its_name(name: str) -> None:
+    """Walk every cable end of the example: cut the device part out of the label the layout's
+    template printed, and read its numbers and words back to the device's name."""
+    design = cabled(name)
+    assert design.cables
+    template = "{rack}-U{u:02d}-{device}-{port}"
+    assert load_spec(ROOT / "examples" / f"{name}.yaml").layout.label_template == template
+    where = {p.device: p for p in design.placements}
+    links = {lk.id: lk for lk in design.links}
+    switches = design.switch_by_id()
+    abbr_to_word = {abbr.lower(): word for word, (abbr, _) in WORD_ABBREVIATIONS.items()}
+    for cable in design.cables:
+        link = links[cable.link_id]
+        ends = (
+            (link.a_device, link.a_port, cable.label_a),
+            (link.b_device, link.b_port, cable.label_b),
+        )
+        for dev, port, label in ends:
+            head = f"{where[dev].rack}-U{where[dev].u:02d}-"
+            tail = "-" + design.port_name(dev, port, switches)
+            assert label.startswith(head) and label.endswith(tail), (cable.id, label)
+            printed = label[len(head) : -len(tail)]
+            words, numbers = _words_and_numbers(printed)
+            name_words, name_numbers = _words_and_numbers(dev)
+            assert numbers == name_numbers, f"{cable.id}: {printed} on {dev}"
+            assert [abbr_to_word.get(w, w) for w in words] == name_words, f"{cable.id}: {printed}"
+
+
+def test_the_sheets_carry_a_legend_of_every_abbreviation() -> None:
+    design = cabled("seed003-matrix")
+    pdf, _ = render_sheets(design)
+    reader, bounds = sections(pdf)
+    text = text_of(reader, bounds["Legend"])
+    assert "Legend: how to read a label" in text
+    for abbr, meaning in label_legend(design):
+        assert re.search(rf"\b{abbr}\s+{re.escape(meaning)}", text), (abbr, meaning)
+    assert {a for a, _ in label_legend(design)} == {"N", "P", "LA", "LB", "R"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -29,15 +30,25 @@ TIA_598 = (
     "rose",
     "aqua",
 )
-ROLE_PREFIX = {
-    "leaf": "LF",
-    "spine": "SP",
-    "core": "CR",
-    "tor": "TR",
-    "leaf-a": "LA",
-    "leaf-b": "LB",
-    "rail": "RL",
+#: label abbreviation of each word in a device name, with its meaning for the legend; the
+#: numbers of the name are kept (leading zeros dropped), so a label's P0-LF-SU2-R0 is the device
+#: named p0-leaf-su02-r0 and P0-SP-14 is p0-spine-14
+WORD_ABBREVIATIONS = {
+    "node": ("N", "GPU node"),
+    "p": ("P", "plane"),
+    "leaf": ("LF", "leaf switch"),
+    "leafa": ("LA", "Matrix leaf, group A"),
+    "leafb": ("LB", "Matrix leaf, group B"),
+    "spine": ("SP", "spine switch"),
+    "core": ("CR", "core switch"),
+    "tor": ("TR", "top-of-rack switch"),
+    "rail": ("RL", "rail switch"),
+    "su": ("SU", "scalable unit"),
+    "r": ("R", "rail"),
+    "rk": ("RK", "rack"),
+    "pod": ("PD", "pod"),
 }
+_TOKEN = re.compile(r"[A-Za-z]+|\d+|[^A-Za-z\d]+")
 
 
 @dataclass(frozen=True)
@@ -99,16 +110,47 @@ def routed_lengths(design: Design, floor: Floor, where: Mapping[str, Position]) 
     }
 
 
+def short_name(name: str) -> str:
+    """A device name as labels print it: each word abbreviated, every number kept.
+
+    ``node0004`` -> ``N4``, ``p0-spine-14`` -> ``P0-SP-14``, ``p0-leaf-su02-r0`` ->
+    ``P0-LF-SU2-R0``, ``p0-leafB-01`` -> ``P0-LB-1``; a word without an abbreviation is printed
+    in capitals. Numbers lose only their leading zeros, so a label's numbers are the name's.
+    """
+    out = []
+    tokens = _TOKEN.findall(name)
+    for i, tok in enumerate(tokens):
+        if tok.isdigit():
+            out.append(str(int(tok)))
+        elif tok.isalpha():
+            abbr = WORD_ABBREVIATIONS.get(tok.lower(), (tok.upper(), ""))[0]
+            # a word glued to the number before it keeps a separator: rk001a -> RK1-A
+            if i and tokens[i - 1].isdigit():
+                out.append("-")
+            out.append(abbr)
+        else:
+            out.append(tok)
+    return "".join(out)
+
+
 def short_names(design: Design) -> dict[str, str]:
-    """Short device names for labels: ``N17`` for node 17, ``LF0`` for the first leaf, ..."""
-    out = {n.id: f"N{n.index + 1}" for n in design.nodes}
-    out.update({d.id: d.id.upper()[:8] for d in design.devices})
-    count: dict[str, int] = {}
-    for sw in design.switches:
-        prefix = ROLE_PREFIX.get(sw.role, sw.role[:2].upper())
-        out[sw.id] = f"{prefix}{count.get(prefix, 0)}"
-        count[prefix] = count.get(prefix, 0) + 1
-    return out
+    """Label name of every node, switch and attached device (``short_name``); a device whose
+    short name another device already has keeps its full name in capitals."""
+    ids = [n.id for n in design.nodes] + [s.id for s in design.switches]
+    ids += [d.id for d in design.devices]
+    short = {i: short_name(i) for i in ids}
+    seen: dict[str, int] = {}
+    for value in short.values():
+        seen[value] = seen.get(value, 0) + 1
+    return {i: (v if seen[v] == 1 else i.upper()) for i, v in short.items()}
+
+
+def label_legend(design: Design) -> list[tuple[str, str]]:
+    """(abbreviation, meaning) of every word the design's labels abbreviate, in legend order."""
+    names = [n.id for n in design.nodes] + [s.id for s in design.switches]
+    names += [d.id for d in design.devices]
+    words = {tok.lower() for name in names for tok in _TOKEN.findall(name) if tok.isalpha()}
+    return [(abbr, what) for word, (abbr, what) in WORD_ABBREVIATIONS.items() if word in words]
 
 
 def port_label(design: Design, device: str, port: int, switches: Mapping[str, Switch]) -> str:

@@ -98,6 +98,45 @@ def _cover(design: Design, info: DocInfo, bom: Bom | None, rows: list[CableRow])
     return story
 
 
+def _legend(design: Design) -> list[Flowable]:
+    """The legend page: what each abbreviation on a label means, with worked examples."""
+    from railplan.physical.cabling import label_legend, short_names
+
+    short = short_names(design)
+    story: list[Flowable] = [
+        pc.SectionMark("Legend", "legend"),
+        para("Legend: how to read a label", "h1"),
+        para(
+            "Labels abbreviate device names but keep every number of the name: the number on a "
+            "label is the number in the device's name on these sheets, in the CSV, in NetBox and "
+            "in the test scripts (leading zeros dropped). Words are abbreviated as below; a word "
+            "not listed is printed in capitals.",
+            "body",
+        ),
+        ptab.kv_table(label_legend(design), (30 * mm, 80 * mm)),
+        Spacer(1, 4 * mm),
+    ]
+    examples: dict[str, str] = {}
+    if design.nodes:
+        examples.setdefault("node", design.nodes[0].id)
+    for sw in design.switches:
+        examples.setdefault(sw.role, sw.id)
+    for dev in design.devices:
+        examples.setdefault(dev.purpose, dev.id)
+    if examples:
+        story.append(para("On a label -> device name", "h2"))
+        rows = [(short[name], name) for name in examples.values()]
+        story.append(ptab.kv_table(rows, (40 * mm, 80 * mm)))
+    if design.cables:
+        c = design.cables[0]
+        link = next(lk for lk in design.links if lk.id == c.link_id)
+        where = f" ({link.a_device} to {link.b_device})"
+        story.append(Spacer(1, 4 * mm))
+        story.append(para(esc(f"Example: cable {c.id}{where} is labelled {c.label_a} at its A "
+                              f"end and {c.label_b} at its B end."), "body"))  # fmt: skip
+    return story
+
+
 class RackRow(Flowable):
     """Elevations of a few racks side by side: every U, with the device in it."""
 
@@ -309,6 +348,8 @@ def sheets_story(design: Design, info: DocInfo, bom: Bom | None) -> list[Flowabl
     rows = cable_rows(design)
     story: list[Flowable] = []
     story += _cover(design, info, bom, rows)
+    story += [PageBreak()]
+    story += _legend(design)
     story += pdoc.landscape_next()
     story += [pc.SectionMark("Topology", "topology"), para("Topology", "h1")]
     story += [TopologyDiagram(design, land[0], land[1] - 12 * mm)]
