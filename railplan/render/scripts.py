@@ -18,6 +18,14 @@ from collections.abc import Iterable
 
 from railplan.design import Design
 from railplan.errors import DesignFileError
+from railplan.render.script_lib import LIB, NODE_PROBE
+from railplan.render.scripts_slurm import (
+    ON_SRUN,
+    SBATCH_HEAD,
+    SLURM_NCCL_RUN,
+    SLURM_NODES,
+    SLURM_SUBMIT,
+)
 from railplan.render.shell import shell_word, unsafe_names
 from railplan.testplan import PlanTest, TestPlan
 
@@ -33,97 +41,18 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/lib.sh"
 """
 
-LIB = """#!/usr/bin/env bash
-# Shared settings and helpers of the railplan test scripts (sourced, not run).
-# Override any setting from the environment, e.g. SSH="ssh -l admin" ./00_node_checks.sh
-# shellcheck disable=SC2034  # settings are used by the scripts that source this file
-
-RESULTS="${RESULTS:-$PWD/results}"
-DATA="${DATA:-$HERE/data}"
-HOSTFILE="${HOSTFILE:-$HERE/hosts}"
-NCCL_TESTS="${NCCL_TESTS:-/opt/nccl-tests/build}"
-MPIRUN="${MPIRUN:-mpirun}"
-read -r -a SSH_CMD <<< "${SSH:-ssh -o BatchMode=yes -o ConnectTimeout=10}"
-read -r -a MPI_EXTRA <<< "${MPIRUN_ARGS:-}"
-GPUS_PER_NODE=@GPUS@
-DEVICES=(@DEVICES@)
-GID_INDEX=@GID@
-PROTOCOL=@PROTOCOL@
-mkdir -p "$RESULTS/summary"
-
-log() { printf '%s %s\\n' "$(date +%H:%M:%S)" "$*"; }
-verdict() {  # verdict TEST_ID OK|FAIL DETAIL
-  printf '%-28s %-4s %s\\n' "$1" "$2" "$3" | tee -a "$RESULTS/summary/verdicts.txt"
-}
-remote() {  # remote HOST COMMAND...: run on HOST over ssh, each word quoted for its shell
-  local host="$1"
-  shift
-  "${SSH_CMD[@]}" -- "$host" "$(printf '%q ' "$@")"
-}
-rows() {  # rows TABLE: the data rows of a TSV table (skips the header and blank lines)
-  tail -n +2 "$DATA/$1" | grep -v '^[[:space:]]*$' || true
-}
-ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
-"""
-
-NODE_PROBE = """#!/usr/bin/env bash
-# Collect one node's checks into DIR (run on the node: directly, over ssh or under srun).
-# usage: node_probe.sh DIR GID_INDEX PRIORITY DEVICE...   (SYSFS: another /sys, for tests)
-set -uo pipefail
-sys="${SYSFS:-/sys}"
-dir="$1"
-gid="$2"
-prio="$3"
-shift 3
-mkdir -p "$dir"
-{ sudo -n lspci -vvv 2>/dev/null || lspci -vvv; } > "$dir/lspci.txt" 2>&1
-lsmod > "$dir/lsmod.txt" 2>&1
-: > "$dir/ibstat.txt"
-: > "$dir/ibv_devinfo.txt"
-: > "$dir/roce.txt"
-for dev in "$@"; do
-  ibstat "$dev" >> "$dir/ibstat.txt" 2>&1
-  ibv_devinfo -d "$dev" >> "$dir/ibv_devinfo.txt" 2>&1
-  if [ "$gid" -ge 0 ]; then
-    type_file="$sys/class/infiniband/$dev/ports/1/gid_attrs/types/$gid"
-    gid_type="$(cat "$type_file" 2>/dev/null || echo missing)"
-    netdev=""
-    for path in "$sys/class/infiniband/$dev/device/net/"*; do
-      [ -e "$path" ] && netdev="${path##*/}" && break
-    done
-    pfc="$(mlnx_qos -i "$netdev" 2>/dev/null | awk -v p="$prio" '$1 == "enabled" { print $(p + 2) }')"
-    ecn="$(cat "$sys/class/net/$netdev/ecn/roce_np/enable/$prio" 2>/dev/null || echo 0)"
-    printf '%s netdev=%s gid%s=%s pfc=%s ecn=%s\\n' "$dev" "$netdev" "$gid" "$gid_type" \\
-      "${pfc:-0}" "$ecn" >> "$dir/roce.txt"
-  fi
-done
-acs="$(grep -c 'ACSCtl:.*SrcValid+' "$dir/lspci.txt" || true)"
-peermem="$(grep -c '^nvidia_peermem' "$dir/lsmod.txt" || true)"
-active="$(grep -c 'State: Active' "$dir/ibstat.txt" || true)"
-roce_ok="$(grep -c 'RoCE v2 pfc=1 ecn=1' "$dir/roce.txt" || true)"
-printf 'acs_srcvalid_on=%s nvidia_peermem=%s ports_active=%s roce_ok=%s\\n' \\
-  "$acs" "$peermem" "$active" "$roce_ok"
-"""
-
 NODE_CHECKS = """
 log "node checks: $(rows nodes.tsv | wc -l) node(s)"
-ports=${#DEVICES[@]}
 gid=-1
 [ "$PROTOCOL" = ethernet ] && gid=$GID_INDEX
-while IFS=$'\t' read -r test node; do
+while IFS=$'\\t' read -r test node; do
   out="$RESULTS/$test"
   mkdir -p "$out"
-  summary="$(remote "$node" bash -s -- /tmp/railplan-probe "$gid" @PRIO@ \
+  summary="$(remote "$node" bash -s -- /tmp/railplan-probe "$gid" @PRIO@ "$RATE_GBPS" "$MTU" \\
     "${DEVICES[@]}" < "$HERE/node_probe.sh" 2> "$out/ssh.err" | tail -n 1)" || true
-  remote "$node" tar -C /tmp/railplan-probe -cf - . < /dev/null 2>> "$out/ssh.err" \
+  remote "$node" tar -C /tmp/railplan-probe -cf - . < /dev/null 2>> "$out/ssh.err" \\
     | tar -C "$out" -xf - 2>> "$out/ssh.err" || true
-  want="acs_srcvalid_on=0 nvidia_peermem=1 ports_active=$ports"
-  if [[ "$summary" == "$want"* ]] && { [ "$gid" -lt 0 ] || [[ "$summary" == *"roce_ok=$ports" ]]; }; then
-    verdict "$test" OK "$summary"
-  else
-    verdict "$test" FAIL "${summary:-no answer (see $out/ssh.err)}"
-  fi
+  probe_verdict "$test" "$summary"
 done < <(rows nodes.tsv)
 """
 
@@ -177,52 +106,53 @@ log "wrote $RESULTS/manifest.json; grade with: railplan grade <design.json> $RES
 
 RDMA = """
 mkdir -p "$RESULTS/servers"
-rdma_run() {  # rdma_run TEST TOOL SERVER SDEV CLIENT CDEV THRESHOLD BETTER
+rdma_run() {  # rdma_run TEST TOOL SERVER SDEV CLIENT CDEV THRESHOLD BETTER PORT
   local test="$1" tool="$2" server="$3" sdev="$4" client="$5" cdev="$6" threshold="$7"
-  local better="$8" value col=4
-  local -a flags=(-F)
+  local better="$8" port="$9"
+  local -a flags=(-F -p "$port")
   if [ "$tool" = ib_write_bw ]; then
     flags+=(--report_gbits -D 10)
   else
     flags+=(-n 10000)
-    col=5
   fi
   [ "$PROTOCOL" = ethernet ] && flags+=(-x "$GID_INDEX")
-  remote "$server" timeout 120 "$tool" -d "$sdev" "${flags[@]}" \\
+  local spid scode=0
+  on_node "$server" timeout 120 "$tool" -d "$sdev" "${flags[@]}" \\
     > "$RESULTS/servers/$test.log" 2>&1 < /dev/null &
+  spid=$!
   sleep "${SERVER_WAIT:-2}"
-  remote "$client" timeout 120 "$tool" -d "$cdev" "${flags[@]}" "$server" \\
+  on_node "$client" timeout 120 "$tool" -d "$cdev" "${flags[@]}" "$server" \\
     > "$RESULTS/$test.txt" 2>&1 < /dev/null || true
-  wait || true
-  value="$(awk -v c="$col" '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ { v = $c } END { print v }' \\
-    "$RESULTS/$test.txt")"
-  if [ -z "$value" ]; then
-    verdict "$test" FAIL "no result (see $RESULTS/$test.txt)"
-  elif { [ "$better" = higher ] && ge "$value" "$threshold"; } \\
-      || { [ "$better" = lower ] && le "$value" "$threshold"; }; then
-    verdict "$test" OK "$value (threshold $threshold)"
+  wait "$spid" || scode=$?
+  if [ "$scode" != 0 ]; then  # e.g. its port was taken: the client may have met another server
+    verdict "$test" FAIL "server $server:$sdev port $port exited $scode (see servers/$test.log)"
   else
-    verdict "$test" FAIL "$value (threshold $threshold)"
+    judge_perftest "$test" "$tool" "$threshold" "$better" "$RESULTS/$test.txt"
   fi
 }
 
 log "per-link RDMA: $(rows rdma.tsv | wc -l) test(s); round 0 one at a time, later rounds together"
 for round in $(rows rdma.tsv | cut -f 9 | sort -n -u); do
-  while IFS=$'\\t' read -r test tool server sdev client cdev threshold better r; do
+  while IFS=$'\\t' read -r test tool server sdev client cdev threshold better r port; do
     [ "$r" = "$round" ] || continue
     if [ "$round" = 0 ]; then
-      rdma_run "$test" "$tool" "$server" "$sdev" "$client" "$cdev" "$threshold" "$better"
+      rdma_run "$test" "$tool" "$server" "$sdev" "$client" "$cdev" "$threshold" "$better" "$port"
     else
-      rdma_run "$test" "$tool" "$server" "$sdev" "$client" "$cdev" "$threshold" "$better" &
+      rdma_run "$test" "$tool" "$server" "$sdev" "$client" "$cdev" "$threshold" "$better" \\
+        "$port" &
     fi
   done < <(rows rdma.tsv)
   wait
 done
 """
 
+ON_SSH = """
+on_node() { remote "$@"; }  # on_node HOST COMMAND...
+"""
+
 NCCL_RUN = """
-nccl_run() {  # nccl_run TEST_ID BINARY HOSTS ENV: run one nccl-tests job, record its verdict
-  local test="$1" binary="$2" hosts="$3" env="$4" n args=()
+nccl_run() {  # nccl_run TEST_ID BINARY HOSTS ENV THRESHOLD: one nccl-tests job and its verdict
+  local test="$1" binary="$2" hosts="$3" env="$4" threshold="$5" n code=0 args=()
   local -a kv where
   mkdir -p "$RESULTS/$test"
   IFS='|' read -r -a kv <<< "$env"
@@ -236,17 +166,10 @@ nccl_run() {  # nccl_run TEST_ID BINARY HOSTS ENV: run one nccl-tests job, recor
     n=$(tr ',' '\\n' <<< "$hosts" | wc -l)
     where=(-H "${hosts//,/:$GPUS_PER_NODE,}:$GPUS_PER_NODE")
   fi
-  if "$MPIRUN" -np $((n * GPUS_PER_NODE)) "${where[@]}" --bind-to numa "${MPI_EXTRA[@]}" \\
-      "${args[@]}" "$NCCL_TESTS/$binary" -b @MINB@ -e @MAXB@ -f 2 -g 1 \\
-      > "$RESULTS/$test/nccl.log" 2>&1 < /dev/null; then
-    status=OK
-  else
-    status=FAIL
-  fi
-  if ! grep -q 'NET/IB/[0-9]*/GDRDMA' "$RESULTS/$test/nccl.log"; then
-    status=FAIL
-  fi
-  verdict "$test" "$status" "$(grep 'Avg bus bandwidth' "$RESULTS/$test/nccl.log" | tail -n 1)"
+  "$MPIRUN" -np $((n * GPUS_PER_NODE)) "${where[@]}" --bind-to numa "${MPI_EXTRA[@]}" \\
+    "${args[@]}" "$NCCL_TESTS/$binary" -b @MINB@ -e @MAXB@ -f 2 -g 1 \\
+    > "$RESULTS/$test/nccl.log" 2>&1 < /dev/null || code=$?
+  judge_nccl "$test" "$threshold" "$RESULTS/$test/nccl.log" "$code"
 }
 """
 
@@ -254,9 +177,9 @@ PAIRS = """
 log "pair tests: $(rows pairs.tsv | wc -l) pair(s); the pairs of a round run together"
 for round in $(rows pairs.tsv | cut -f 2 | sort -n -u); do
   log "round $round"
-  while IFS=$'\\t' read -r test r hosts env; do
+  while IFS=$'\\t' read -r test r hosts env threshold; do
     [ "$r" = "$round" ] || continue
-    nccl_run "$test" all_reduce_perf "$hosts" "$env" &
+    nccl_run "$test" all_reduce_perf "$hosts" "$env" "$threshold" &
   done < <(rows pairs.tsv)
   wait
 done
@@ -264,8 +187,8 @@ done
 
 NCCL = """
 log "NCCL collectives: $(rows nccl.tsv | wc -l) run(s), one at a time"
-while IFS=$'\\t' read -r test binary hosts env; do
-  nccl_run "$test" "$binary" "$hosts" "$env"
+while IFS=$'\\t' read -r test binary hosts env threshold; do
+  nccl_run "$test" "$binary" "$hosts" "$env" "$threshold"
 done < <(rows nccl.tsv)
 """
 
@@ -275,99 +198,6 @@ for step in 00_node_checks 10_cabling 20_rdma 30_pairs 40_nccl; do
   "$HERE/$step.sh"
 done
 log "verdicts in $RESULTS/summary/verdicts.txt; grade with: railplan grade <design.json> $RESULTS"
-"""
-
-SBATCH_HEAD = """#!/usr/bin/env bash
-#SBATCH --job-name=railplan-@NAME@
-#SBATCH --exclusive
-#SBATCH --output=railplan-@NAME@-%j.out
-# @TITLE@
-# Submit with slurm/submit.sh (it passes --nodes and --nodelist=./hosts).
-set -euo pipefail
-HERE="${RAILPLAN_SCRIPTS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
-# shellcheck source=lib.sh
-. "$HERE/lib.sh"
-"""
-
-SLURM_NODES = """
-gid=-1
-[ "$PROTOCOL" = ethernet ] && gid=$GID_INDEX
-# one task per node; each writes results/NODE-<its Slurm node name>/
-# shellcheck disable=SC2016  # expanded by the bash that srun starts on each node
-srun --ntasks-per-node=1 bash -c 'd="$1/NODE-${SLURMD_NODENAME}"; shift; \\
-  bash "$0" "$d" "$@" | sed "s/^/${SLURMD_NODENAME} /"' \\
-  "$HERE/node_probe.sh" "$RESULTS" "$gid" @PRIO@ "${DEVICES[@]}"
-"""
-
-SLURM_RDMA = """
-mkdir -p "$RESULTS/servers"
-while IFS=$'\\t' read -r test tool server sdev client cdev _ _ _; do
-  flags=(-F)
-  [ "$tool" = ib_write_bw ] && flags+=(--report_gbits -D 10)
-  [ "$tool" = ib_write_lat ] && flags+=(-n 10000)
-  [ "$PROTOCOL" = ethernet ] && flags+=(-x "$GID_INDEX")
-  srun --overlap -N 1 -n 1 -w "$server" timeout 120 "$tool" -d "$sdev" "${flags[@]}" \\
-    > "$RESULTS/servers/$test.log" 2>&1 &
-  sleep "${SERVER_WAIT:-2}"
-  srun --overlap -N 1 -n 1 -w "$client" timeout 120 "$tool" -d "$cdev" "${flags[@]}" "$server" \\
-    > "$RESULTS/$test.txt" 2>&1 || true
-  wait || true
-done < <(rows rdma.tsv)
-"""
-
-SLURM_NCCL_RUN = """
-srun_nccl() {  # srun_nccl TEST_ID BINARY HOSTS ENV
-  local test="$1" binary="$2" hosts="$3" env="$4" n
-  local -a kv where
-  mkdir -p "$RESULTS/$test"
-  IFS='|' read -r -a kv <<< "$env"
-  if [ "$hosts" = ALL ]; then
-    n=$SLURM_JOB_NUM_NODES
-    where=()
-  else
-    n=$(tr ',' '\\n' <<< "$hosts" | wc -l)
-    where=(-w "$hosts")
-  fi
-  (  # the NCCL settings as variables (export takes NAME=value only, never a command)
-    for pair in "${kv[@]}"; do export "${pair?}"; done
-    srun --overlap --mpi=pmix -N "$n" "${where[@]}" \\
-      --ntasks-per-node="$GPUS_PER_NODE" --gpus-per-node="$GPUS_PER_NODE" \\
-      "$NCCL_TESTS/$binary" -b @MINB@ -e @MAXB@ -f 2 -g 1
-  ) > "$RESULTS/$test/nccl.log" 2>&1 || true
-}
-"""
-
-SLURM_PAIRS = """
-for round in $(rows pairs.tsv | cut -f 2 | sort -n -u); do
-  while IFS=$'\\t' read -r test r hosts env; do
-    [ "$r" = "$round" ] || continue
-    srun_nccl "$test" all_reduce_perf "$hosts" "$env" &
-  done < <(rows pairs.tsv)
-  wait
-done
-"""
-
-SLURM_NCCL = """
-while IFS=$'\\t' read -r test binary hosts env; do
-  srun_nccl "$test" "$binary" "$hosts" "$env"
-done < <(rows nccl.tsv)
-"""
-
-SLURM_SUBMIT = """#!/usr/bin/env bash
-# Submit the Slurm variant of the railplan test plan: one job per step, each after the last.
-set -euo pipefail
-HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-nodes=$(awk 'NF' "$HERE/hosts" | wc -l)
-list="$(awk 'NF { print $1 }' "$HERE/hosts" | paste -s -d, -)"
-export RAILPLAN_SCRIPTS="$HERE"
-dep=()
-for step in 00_node_checks 20_rdma 30_pairs 40_nccl; do
-  id=$(sbatch --parsable --export=ALL --nodes="$nodes" --nodelist="$list" "${dep[@]}" \\
-    "$HERE/slurm/$step.sbatch")
-  echo "submitted $step as job $id"
-  dep=(--dependency=afterany:"$id")
-done
-echo "the as-built cabling check (10_cabling.sh) needs switch access: run it from a login node"
 """
 
 
@@ -411,6 +241,8 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         "PRIO": shell_word(int(o.lossless_priority)),
         "MINB": shell_word(o.nccl_min_bytes),
         "MAXB": shell_word(o.nccl_max_bytes),
+        "RATE": shell_word(int(design.shape.port_speed_gbps)),
+        "MTU": shell_word(int(o.mtu)),
     }
     n_nodes = len(design.nodes)
     files: Files = {
@@ -441,22 +273,24 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         server, client = t.nodes
         sdev, cdev = t.devices
         rdma.append(
-            (t.id, tool, server, sdev, client, cdev, check.threshold, check.better, t.round)
-        )
+            (t.id, tool, server, sdev, client, cdev, check.threshold, check.better, t.round,
+             int(t.tcp_port))
+        )  # fmt: skip
     files["data/rdma.tsv"] = _tsv(
         ("test", "tool", "server", "server_dev", "client", "client_dev", "threshold", "better",
-         "round"),
+         "round", "port"),
         rdma,
     )  # fmt: skip
     files["data/pairs.tsv"] = _tsv(
-        ("test", "round", "hosts", "env"),
-        ((t.id, t.round, ",".join(t.nodes), _env(t)) for t in tests["pairs"]),
-    )
+        ("test", "round", "hosts", "env", "threshold"),
+        ((t.id, t.round, ",".join(t.nodes), _env(t), t.checks[0].threshold)
+         for t in tests["pairs"]),
+    )  # fmt: skip
     files["data/nccl.tsv"] = _tsv(
-        ("test", "binary", "hosts", "env"),
+        ("test", "binary", "hosts", "env", "threshold"),
         (
             (t.id, "all_reduce_perf" if "all_reduce" in t.kind else "alltoall_perf",
-             _hosts(t, n_nodes), _env(t))
+             _hosts(t, n_nodes), _env(t), t.checks[0].threshold)
             for t in tests["nccl"]
         ),
     )  # fmt: skip
@@ -464,7 +298,7 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         "00_node_checks.sh": ("Node checks: ACS, GPUDirect RDMA, port state/rate/MTU, RoCE GID/PFC/ECN", NODE_CHECKS),
         "10_cabling.sh": ("As-built cabling: collect LLDP or IB discovery for railplan grade",
                           (CABLING_ROCE if plan.protocol == "ethernet" else CABLING_IB) + CABLING_TAIL),
-        "20_rdma.sh": ("Per-link RDMA: ib_write_bw / ib_write_lat per path class", RDMA),
+        "20_rdma.sh": ("Per-link RDMA: ib_write_bw / ib_write_lat per path class", ON_SSH + RDMA),
         "30_pairs.sh": ("Pair tests: two-node ring all-reduce, round by round", NCCL_RUN + PAIRS),
         "40_nccl.sh": ("NCCL collectives: all_reduce_perf and alltoall_perf", NCCL_RUN + NCCL),
         "run_all.sh": ("Every step in order", RUN_ALL),
@@ -473,9 +307,9 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         files[name] = _fill(HEADER, {**values, "TITLE": title}) + _fill(body, values)
     slurm = {
         "00_node_checks": ("Node checks on every node, one task per node", SLURM_NODES),
-        "20_rdma": ("Per-link RDMA with srun", SLURM_RDMA),
-        "30_pairs": ("Pair tests with srun, round by round", SLURM_NCCL_RUN + SLURM_PAIRS),
-        "40_nccl": ("NCCL collectives with srun", SLURM_NCCL_RUN + SLURM_NCCL),
+        "20_rdma": ("Per-link RDMA with srun, round by round", ON_SRUN + RDMA),
+        "30_pairs": ("Pair tests with srun, round by round", SLURM_NCCL_RUN + PAIRS),
+        "40_nccl": ("NCCL collectives with srun", SLURM_NCCL_RUN + NCCL),
     }
     for name, (title, body) in slurm.items():
         head = _fill(SBATCH_HEAD, {**values, "TITLE": title, "NAME": name})
@@ -503,8 +337,13 @@ def _readme(plan: TestPlan) -> str:
         "`railplan testplan --devices ... --gid-index N` rather than by hand.\n\n"
         f"Coverage: {c.covered_links}/{c.inter_switch_links} switch-to-switch links, "
         f"{c.nodes_paired}/{c.nodes} nodes in {c.pairs} pairs ({c.rounds} rounds).\n"
-        "Each step prints OK/FAIL per test into results/summary/verdicts.txt; the full grade (with\n"
-        "the diagnosis of slow pairs) is `railplan grade <design.json> results`.\n"
+        "Each step prints OK/FAIL per test into results/summary/verdicts.txt (the Slurm jobs too):\n"
+        "every threshold of the plan is checked (port state, rate and MTU, ACS, nvidia_peermem,\n"
+        "RoCE GID/PFC/ECN, ib_write_bw/lat, nccl-tests' Avg bus bandwidth, GDRDMA on every NET\n"
+        "channel), and what cannot be measured (no root for lspci, a missing tool, no output, a\n"
+        "perftest server that could not start) is a FAIL that says so. Concurrent ib_write_bw\n"
+        "servers on one node use distinct -p ports (data/rdma.tsv, column port).\n"
+        "The full grade (with the diagnosis of slow pairs) is `railplan grade <design.json> results`.\n"
     )
 
 

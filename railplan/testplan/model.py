@@ -74,6 +74,8 @@ class PlanTest:
     ports: tuple[int, ...] = ()
     #: pair tests of one round run at the same time
     round: int = 0
+    #: TCP port of the perftest server (``-p``): distinct for servers on one node in one round
+    tcp_port: int = 0
 
 
 @dataclass(frozen=True, slots=True)

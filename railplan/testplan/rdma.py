@@ -9,6 +9,21 @@ from railplan.testplan.fabric import Flow, class_rank
 from railplan.testplan.model import Check, PlanTest, Section
 from railplan.testplan.prediction import ALONE
 
+#: perftest's default TCP port for the server/client handshake (perftest README: ``-p, --port``)
+PERFTEST_PORT = 18515
+
+
+def server_ports(servers: list[tuple[str, int]]) -> list[int]:
+    """TCP port of each (server node, round): tests of round 0 run one at a time on the default
+    port; in a later round the k-th server started on one node listens on default + k."""
+    used: dict[tuple[str, int], int] = {}
+    out = []
+    for node, rnd in servers:
+        k = used.get((node, rnd), 0) if rnd else 0
+        used[(node, rnd)] = k + 1
+        out.append(PERFTEST_PORT + k)
+    return out
+
 
 def representatives(ctx: PlanContext) -> list[tuple[str, str, str]]:
     """One node pair per path class: (class, u, v), starting from the first node."""
@@ -23,7 +38,7 @@ def representatives(ctx: PlanContext) -> list[tuple[str, str, str]]:
 
 
 def _rdma_pair(
-    ctx: PlanContext, tid: str, flow: Flow, cls: str, what: str, rnd: int = 0
+    ctx: PlanContext, tid: str, flow: Flow, cls: str, what: str, rnd: int = 0, port: int = 0
 ) -> list[PlanTest]:
     """ib_write_bw and ib_write_lat for one flow: server on the destination, then the client."""
     fab = ctx.fabric
@@ -33,8 +48,11 @@ def _rdma_pair(
     groups = tuple(fab.element_ref(e) for e in sorted(fab.flow_elements(flow)))
     hops = fab.switch_hops(cls)
 
+    tcp = port or PERFTEST_PORT
+
     def ib_write(test: str, flags: str, about: str, check: Check, rnd: int = 0) -> PlanTest:
         tool = f"ib_write_{test}"
+        flags += f" -p {tcp}"
         return PlanTest(
             id=f"{test.upper()}-{tid}",
             kind=f"rdma_{test}",
@@ -49,6 +67,7 @@ def _rdma_pair(
             devices=(dev_d, dev_s),
             ports=(pd, ps),
             round=rnd,
+            tcp_port=tcp,
         )
 
     bw_flags = f"-F --report_gbits{ctx.gid_flag()} -D 10"
@@ -77,12 +96,14 @@ def rdma_section(ctx: PlanContext, reps: list[tuple[str, str, str]], probes: lis
         for src, ps, dst, pd in probes
     ]
     rounds = schedule(busy)
+    # the server runs on the destination: servers of one round on one node get distinct ports
+    tcp = server_ports([(dst, rnd) for (_, _, dst, _), rnd in zip(probes, rounds, strict=True)])
     width = max(3, len(str(len(probes))))
-    for i, (flow, rnd) in enumerate(zip(probes, rounds, strict=True), start=1):
+    for i, (flow, rnd, port) in enumerate(zip(probes, rounds, tcp, strict=True), start=1):
         src, ps, dst, pd = flow
         cls = ctx.fabric.path(ctx.fabric.leaf(src, ps), ctx.fabric.leaf(dst, pd))[0]
         what = f"rail-crossing probe, {cls}"
-        tests += _rdma_pair(ctx, f"xrail-{i:0{width}d}", flow, cls, what, rnd)
+        tests += _rdma_pair(ctx, f"xrail-{i:0{width}d}", flow, cls, what, rnd, port)
     classes = ", ".join(f"{c} ({u} - {v})" for c, u, v in reps) or "none (one node)"
     intro = (
         "ib_write_bw and ib_write_lat between the two ends of every path class, one NIC port "
@@ -92,6 +113,8 @@ def rdma_section(ctx: PlanContext, reps: list[tuple[str, str, str]], probes: lis
         intro += (
             f" {len(probes)} rail-crossing probe(s) (NIC k to NIC j) exercise links that "
             "same-rail traffic never takes (NCCL keeps traffic on its rail); they run in "
-            f"{max(rounds)} round(s) of probes that share no port and no link."
+            f"{max(rounds)} round(s) of probes that share no port and no link. Servers "
+            "started on one node in one round listen on distinct TCP ports (-p), counted up "
+            f"from perftest's default {PERFTEST_PORT}."
         )
     return Section("rdma", "Per-link RDMA", intro, tuple(tests))
