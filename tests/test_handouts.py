@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -118,3 +119,45 @@ def test_the_sheets_carry_a_legend_of_every_abbreviation() -> None:
     for abbr, meaning in label_legend(design):
         assert re.search(rf"\b{abbr}\s+{re.escape(meaning)}", text), (abbr, meaning)
     assert {a for a, _ in label_legend(design)} == {"N", "P", "LA", "LB", "R"}
+
+
+# -- expectations follow the bonding property ----------------------------------------------------
+
+
+def _matrix_plan(bonding: str) -> Any:
+    from railplan.catalog import load_catalog
+    from railplan.pipeline.layout import complete
+    from railplan.pipeline.plan import plan as plan_design
+    from railplan.testplan import build_testplan
+
+    catalog = load_catalog()
+    spec = load_spec(ROOT / "examples" / "seed003-matrix.yaml", [f"cluster.bonding={bonding}"])
+    design, _ = complete(plan_design(spec, catalog), spec, catalog, method="naive")
+    return build_testplan(design, catalog)
+
+
+def test_bonded_nics_are_tested_whole_at_the_logical_nic_rate() -> None:
+    """seed003-matrix: 4 dual-port 200G NICs per node, bonded (RoCE LAG) on a Matrix. Each
+    bond device is measured with one QP per port against 2 x 200 Gb/s; independent ports are
+    measured one by one against 200 Gb/s."""
+    bonded = _matrix_plan("bond")
+    assert bonded.devices == tuple(f"bnxt_re_bond{p // 2}" for p in range(8))
+    bw = [t for t in bonded.section("rdma").tests if t.kind == "rdma_bw"]
+    assert bw and all(t.qps == 2 and " -q 2 " in t.command[1] for t in bw)
+    assert {t.checks[0].expected for t in bw} == {392.0}  # 2 x 200 Gb/s x 0.98
+    assert all("2 x 200 Gb/s bonded NIC" in t.checks[0].reason for t in bw)
+    assert len({t.devices for t in bw}) == 4  # one test per NIC and direction, not per port
+    node = bonded.section("node").tests[0]
+    assert {c.metric: c.expected for c in node.checks}["ports_active"] == 4
+    env = dict(bonded.section("nccl").tests[0].env)
+    assert env["NCCL_IB_HCA"] == "=" + ",".join(f"bnxt_re_bond{k}" for k in range(4))
+
+    independent = _matrix_plan("independent")
+    assert independent.devices == tuple(f"bnxt_re{p}" for p in range(8))
+    bw = [t for t in independent.section("rdma").tests if t.kind == "rdma_bw"]
+    assert bw and all(t.qps == 1 and " -q " not in t.command[1] for t in bw)
+    assert {t.checks[0].expected for t in bw} == {196.0}  # 200 Gb/s x 0.98
+    # the node's aggregate NIC rate is the same either way: 8 x 200 Gb/s
+    for plan in (bonded, independent):
+        ar = next(t for t in plan.tests() if t.id.startswith("NCCL-AR-2N"))
+        assert "8 x 200 Gb/s per node" in ar.checks[0].reason

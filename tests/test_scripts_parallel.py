@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     -d) dev="$2"; shift 2 ;;
     -p) port="$2"; shift 2 ;;
-    -x | -D | -n) shift 2 ;;
+    -x | -D | -n | -q) shift 2 ;;
     -*) shift ;;
     *) peer="$1"; shift ;;
   esac
@@ -141,13 +141,17 @@ def _env(tmp_path: Path, bin_dir: Path, folder: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("runner", ["ssh", "slurm"])
-def test_parallel_rounds_reach_the_intended_devices(runner: str, tmp_path: Path) -> None:
-    """seed003-matrix: 12 rail-crossing probes in rounds of four, up to four servers on one
-    node at once; every probe meets the server device the plan names and passes."""
-    name = "seed003-matrix"
+@pytest.mark.parametrize("name", ["seed003-roft", "seed003-matrix"])
+def test_parallel_rounds_reach_the_intended_devices(name: str, runner: str, tmp_path: Path) -> None:
+    """seed003-roft: rail-crossing probes with four servers on one node in one round;
+    seed003-matrix: bonded NICs (one bond device per NIC, -q 2). Every probe meets the server
+    device the plan names, on its own port, and passes."""
     plan = example_plan(name)
     probes = [t for t in plan.section("rdma").tests if t.round > 0]
-    assert len(probes) >= 8 and max(Counter((t.round, t.nodes[0]) for t in probes).values()) > 1
+    if name == "seed003-roft":
+        assert max(Counter((t.round, t.nodes[0]) for t in probes).values()) >= 4
+    else:
+        assert all(" -q 2 " in t.command[1] for t in plan.section("rdma").tests if "BW" in t.id)
     folder = write(name, tmp_path)
     bin_dir = _bin(tmp_path, {"ssh": SSH, "srun": SRUN})
     script = folder / ("20_rdma.sh" if runner == "ssh" else "slurm/20_rdma.sbatch")
@@ -201,7 +205,7 @@ def test_node_probe_fails_what_it_cannot_measure(
     )  # fmt: skip
     last = done.stdout.strip().splitlines()[-1]
     if not problem:
-        assert last.startswith("VERDICT OK ") and "ports_at_rate=8/8 ports_mtu=8/8" in last
+        assert last.startswith("VERDICT OK ") and "ports_mtu=8/8 ports_at_rate=8/8" in last
     else:
         assert last.startswith("VERDICT FAIL ") and problem in last, last
 

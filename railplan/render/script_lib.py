@@ -148,11 +148,14 @@ at_rate="$(awk -v r="$rate" '/State:/ && !/Physical/ { up = ($2 == "Active") }
 mtu_ok="$(awk -v m="$mtu" '$1 == "active_mtu:" && $2 + 0 == m + 0 { n++ } END { print n + 0 }' \\
   "$dir/ibv_devinfo.txt")"
 summary="acs_srcvalid_on=$acs nvidia_peermem=$peermem ports_active=$active/$n"
-summary+=" ports_at_rate=$at_rate/$n ports_mtu=$mtu_ok/$n"
+summary+=" ports_mtu=$mtu_ok/$n"
 [ "$acs" = 0 ] || problems+=("ACS SrcValid+ on $acs device(s)")
 [ "$peermem" -ge 1 ] || problems+=("nvidia_peermem not loaded")
 [ "$active" = "$n" ] || problems+=("$active of $n ports Active")
-[ "$at_rate" = "$n" ] || problems+=("$at_rate of $n ports at $rate Gb/s")
+if [ "$rate" != 0 ]; then  # 0: bonded NICs, whose member ports are checked with ethtool
+  summary+=" ports_at_rate=$at_rate/$n"
+  [ "$at_rate" = "$n" ] || problems+=("$at_rate of $n ports at $rate Gb/s")
+fi
 [ "$mtu_ok" = "$n" ] || problems+=("$mtu_ok of $n ports at active MTU $mtu")
 if [ "$gid" -ge 0 ]; then
   roce_ok="$(grep -c 'RoCE v2 pfc=1 ecn=1' "$dir/roce.txt" || true)"

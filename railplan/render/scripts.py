@@ -106,12 +106,13 @@ log "wrote $RESULTS/manifest.json; grade with: railplan grade <design.json> $RES
 
 RDMA = """
 mkdir -p "$RESULTS/servers"
-rdma_run() {  # rdma_run TEST TOOL SERVER SDEV CLIENT CDEV THRESHOLD BETTER PORT
+rdma_run() {  # rdma_run TEST TOOL SERVER SDEV CLIENT CDEV THRESHOLD BETTER PORT QPS
   local test="$1" tool="$2" server="$3" sdev="$4" client="$5" cdev="$6" threshold="$7"
-  local better="$8" port="$9"
+  local better="$8" port="$9" qps="${10}"
   local -a flags=(-F -p "$port")
   if [ "$tool" = ib_write_bw ]; then
     flags+=(--report_gbits -D 10)
+    [ "$qps" -gt 1 ] && flags+=(-q "$qps")  # a bonded NIC: one QP per member port
   else
     flags+=(-n 10000)
   fi
@@ -133,13 +134,14 @@ rdma_run() {  # rdma_run TEST TOOL SERVER SDEV CLIENT CDEV THRESHOLD BETTER PORT
 
 log "per-link RDMA: $(rows rdma.tsv | wc -l) test(s); round 0 one at a time, later rounds together"
 for round in $(rows rdma.tsv | cut -f 9 | sort -n -u); do
-  while IFS=$'\\t' read -r test tool server sdev client cdev threshold better r port; do
+  while IFS=$'\\t' read -r test tool server sdev client cdev threshold better r port qps; do
     [ "$r" = "$round" ] || continue
     if [ "$round" = 0 ]; then
-      rdma_run "$test" "$tool" "$server" "$sdev" "$client" "$cdev" "$threshold" "$better" "$port"
+      rdma_run "$test" "$tool" "$server" "$sdev" "$client" "$cdev" "$threshold" "$better" \\
+        "$port" "$qps"
     else
       rdma_run "$test" "$tool" "$server" "$sdev" "$client" "$cdev" "$threshold" "$better" \\
-        "$port" &
+        "$port" "$qps" &
     fi
   done < <(rows rdma.tsv)
   wait
@@ -230,18 +232,20 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
     if problems:
         raise DesignFileError("\n".join(f"scripts: {p}" for p in problems))
     o = plan.options
+    bonded = len(set(plan.devices)) < len(plan.devices)
     values = {
         "DESIGN": shell_word(plan.design),
         "HASH": shell_word(plan.design_hash),
         "REV": shell_word(plan.revision),
         "GPUS": shell_word(int(design.shape.gpus)),
-        "DEVICES": " ".join(shell_word(d) for d in plan.devices),
+        "DEVICES": " ".join(shell_word(d) for d in dict.fromkeys(plan.devices)),
         "GID": shell_word(int(o.gid_index)),
         "PROTOCOL": shell_word(plan.protocol),
         "PRIO": shell_word(int(o.lossless_priority)),
         "MINB": shell_word(o.nccl_min_bytes),
         "MAXB": shell_word(o.nccl_max_bytes),
-        "RATE": shell_word(int(design.shape.port_speed_gbps)),
+        # bonded NICs (one device over several ports): their ibstat rate is not checked
+        "RATE": shell_word(0 if bonded else int(design.shape.port_speed_gbps)),
         "MTU": shell_word(int(o.mtu)),
     }
     n_nodes = len(design.nodes)
@@ -274,11 +278,11 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         sdev, cdev = t.devices
         rdma.append(
             (t.id, tool, server, sdev, client, cdev, check.threshold, check.better, t.round,
-             int(t.tcp_port))
+             int(t.tcp_port), int(t.qps))
         )  # fmt: skip
     files["data/rdma.tsv"] = _tsv(
         ("test", "tool", "server", "server_dev", "client", "client_dev", "threshold", "better",
-         "round", "port"),
+         "round", "port", "qps"),
         rdma,
     )  # fmt: skip
     files["data/pairs.tsv"] = _tsv(

@@ -102,11 +102,19 @@ def same_check(metric: str, value: float, unit: str, better: str, reason: str, *
     return Check(metric, value, value, unit, better, reason, **kw)
 
 
-def bw_check(r: Rates, tol: float, pred: Prediction) -> Check:
-    """ib_write_bw: line rate x RDMA efficiency x the analyzer's fraction; pass within ``tol``."""
-    line = r.port_gbps * r.efficiency.value
+def bw_check(r: Rates, tol: float, pred: Prediction, lanes: int = 1) -> Check:
+    """ib_write_bw: line rate x RDMA efficiency x the analyzer's fraction; pass within ``tol``.
+
+    A bonded NIC (RoCE LAG) is measured whole: ``lanes`` ports, one QP on each (``-q``).
+    """
+    line = r.port_gbps * lanes * r.efficiency.value
+    what = (
+        f"{r.port_gbps} Gb/s"
+        if lanes == 1
+        else (f"{lanes} x {r.port_gbps} Gb/s bonded NIC ({lanes} QPs, one per port)")
+    )
     reason = (
-        f"{r.port_gbps} Gb/s x {_fmt(r.efficiency.value)} RDMA efficiency "
+        f"{what} x {_fmt(r.efficiency.value)} RDMA efficiency "
         f"({_source_tag(r.efficiency)}) x {pred.mean:.2f} analyzer ({pred.why}); "
         f"pass >= {_fmt(100 * (1 - tol))}%"
     )

@@ -76,6 +76,8 @@ class PlanTest:
     round: int = 0
     #: TCP port of the perftest server (``-p``): distinct for servers on one node in one round
     tcp_port: int = 0
+    #: queue pairs of an ib_write_bw run (``-q``): one per member port of a bonded NIC
+    qps: int = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,8 @@ from railplan.testplan.model import PlanTest, Section
 def node_section(ctx: PlanContext) -> Section:
     """One test per node: the same commands and checks on every node."""
     shape, opts = ctx.design.shape, ctx.options
-    n = shape.ports
+    # one RDMA device per port, or per bonded NIC (RoCE LAG: one device over its ports)
+    n = len(dict.fromkeys(ctx.devices))
     rate = ctx.rates.port_gbps
     prio = opts.lossless_priority
     checks = [
@@ -20,12 +21,13 @@ def node_section(ctx: PlanContext) -> Section:
               "GPUDirect RDMA needs the nvidia_peermem module, else NCCL loses /GDRDMA"),
         same_check("ports_active", n, "ports", "equal",
               f"all {n} back-end ports of the design are cabled, so all must be Active"),
-        same_check("ports_at_rate", n, "ports", "equal",
-              f"the design runs every port at {rate} Gb/s", target=rate),
         same_check("ports_mtu", n, "ports", "equal",
               f"active MTU {opts.mtu} on every port (the RDMA MTU the plan assumes)",
               target=opts.mtu),
     ]  # fmt: skip
+    if not ctx.bonded:  # a LAG device's ibstat rate is not one port's: check members by hand
+        checks.insert(3, same_check("ports_at_rate", n, "ports", "equal",
+                                 f"the design runs every port at {rate} Gb/s", target=rate))  # fmt: skip
     if ctx.roce:
         checks += [
             same_check("gid_roce_v2", n, "ports", "equal",
@@ -64,6 +66,13 @@ def node_section(ctx: PlanContext) -> Section:
     intro = (
         "Run on every node before any fabric test. A node failing here explains any slow "
         "result it takes part in (ACS on halves bandwidth). Devices "
-        f"{', '.join(ctx.devices)} are node ports 0..{n - 1}; confirm with ibdev2netdev."
+        f"{', '.join(ctx.devices)} are node ports 0..{shape.ports - 1}; confirm with "
+        "ibdev2netdev."
     )
+    if ctx.bonded:
+        intro += (
+            f" Bonded NICs: each of the {n} RDMA devices is a RoCE LAG over "
+            f"{shape.ports_per_nic} ports; check each member port's speed ({rate} Gb/s) with "
+            "ethtool on its netdev (the LAG device's ibstat rate is not a member port's)."
+        )
     return Section("node", "Node checks", intro, tests)

@@ -40,12 +40,21 @@ def representatives(ctx: PlanContext) -> list[tuple[str, str, str]]:
 def _rdma_pair(
     ctx: PlanContext, tid: str, flow: Flow, cls: str, what: str, rnd: int = 0, port: int = 0
 ) -> list[PlanTest]:
-    """ib_write_bw and ib_write_lat for one flow: server on the destination, then the client."""
+    """ib_write_bw and ib_write_lat for one flow: server on the destination, then the client.
+
+    On bonded NICs the flow stands for its NICs: the test runs on the bond device with one QP
+    per member port (``-q``) and names the cables of every member port at both ends.
+    """
     fab = ctx.fabric
     src, ps, dst, pd = flow
     dev_s, dev_d = ctx.devices[ps], ctx.devices[pd]
-    refs = (ctx.node_ref(src, ps), ctx.node_ref(dst, pd))
-    groups = tuple(fab.element_ref(e) for e in sorted(fab.flow_elements(flow)))
+    flows = ctx.member_flows(flow)
+    lanes = [f[1] for f in flows]
+    refs = tuple(
+        dict.fromkeys(r for f in flows for r in (ctx.node_ref(src, f[1]), ctx.node_ref(dst, f[3])))
+    )
+    elements = sorted({e for f in flows for e in fab.flow_elements(f)})
+    groups = tuple(fab.element_ref(e) for e in elements)
     hops = fab.switch_hops(cls)
 
     tcp = port or PERFTEST_PORT
@@ -68,10 +77,12 @@ def _rdma_pair(
             ports=(pd, ps),
             round=rnd,
             tcp_port=tcp,
+            qps=len(lanes) if test == "bw" else 1,
         )
 
-    bw_flags = f"-F --report_gbits{ctx.gid_flag()} -D 10"
-    bw = bw_check(ctx.rates, ctx.options.bw_tolerance, ALONE)
+    qps = f" -q {len(lanes)}" if len(lanes) > 1 else ""
+    bw_flags = f"-F --report_gbits{ctx.gid_flag()} -D 10{qps}"
+    bw = bw_check(ctx.rates, ctx.options.bw_tolerance, ALONE, len(lanes))
     out = [ib_write("bw", bw_flags, f"{what}, {hops} switch hop(s)", bw, rnd)]
     if not tid.startswith("xrail"):
         lat_flags = f"-F{ctx.gid_flag()} -n 10000"
@@ -79,21 +90,32 @@ def _rdma_pair(
     return out
 
 
+def _one_per_device(ctx: PlanContext, flows: list[Flow]) -> list[Flow]:
+    """Flows between distinct (node, RDMA device) pairs: a bonded NIC is tested once."""
+    seen: dict[tuple[str, str, str, str], Flow] = {}
+    for src, ps, dst, pd in flows:
+        key = (src, ctx.devices[ps], dst, ctx.devices[pd])
+        seen.setdefault(key, (src, ps, dst, pd))
+    return list(seen.values())
+
+
 def rdma_section(ctx: PlanContext, reps: list[tuple[str, str, str]], probes: list[Flow]) -> Section:
     """RDMA tests for one representative pair per path class, then the rail-crossing probes."""
     tests: list[PlanTest] = []
     shape = ctx.design.shape
     for cls, u, v in reps:
-        for flow in ctx.fabric.flows(u, v):
+        for flow in _one_per_device(ctx, ctx.fabric.flows(u, v)):
             src, ps, _, pd = flow
-            name = shape.port_name(ps)
+            name = f"nic{shape.nic_of(ps)}" if ctx.bonded else shape.port_name(ps)
             if ps != pd:
                 name += "-ab" if src == u else "-ba"
             tests += _rdma_pair(ctx, f"{cls}-{name}", flow, cls, cls)
     # probes that share no NIC port and no link run together, round by round
+    probes = _one_per_device(ctx, probes)
     busy = [
-        {f"{src}:{ps}", f"{dst}:{pd}", *ctx.fabric.flow_elements((src, ps, dst, pd))}
-        for src, ps, dst, pd in probes
+        {x for f in ctx.member_flows(p) for x in (f"{f[0]}:{f[1]}", f"{f[2]}:{f[3]}")}
+        | {e for f in ctx.member_flows(p) for e in ctx.fabric.flow_elements(f)}
+        for p in probes
     ]
     rounds = schedule(busy)
     # the server runs on the destination: servers of one round on one node get distinct ports
