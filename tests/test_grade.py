@@ -480,7 +480,8 @@ def scripted_results(design: Design, folder: Path, slow_node: str, bad_link: str
             busbw = check.expected * (0.5 if slow else 1.01)
             sub = folder / test.id
             sub.mkdir()
-            (sub / "nccl.log").write_text(GDR_LINES + "\n" + nccl_text(list(nodes), busbw))
+            op = "alltoall_perf" if "alltoall" in test.kind else "all_reduce_perf"
+            (sub / "nccl.log").write_text(GDR_LINES + "\n" + nccl_text(list(nodes), busbw, op=op))
     # as-built: LLDP from every host and switch, named as the cabling script names them
     render_lldp(design, planned_edges(design), folder / "lldp")
     site_name_map(design, folder / "names.json")

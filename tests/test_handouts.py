@@ -161,3 +161,35 @@ def test_bonded_nics_are_tested_whole_at_the_logical_nic_rate() -> None:
     for plan in (bonded, independent):
         ar = next(t for t in plan.tests() if t.id.startswith("NCCL-AR-2N"))
         assert "8 x 200 Gb/s per node" in ar.checks[0].reason
+
+
+# -- grade checks that a result is the test's own ------------------------------------------------
+
+
+def _pair_busbw(plan: Any) -> Any:
+    return next(e for e in expectations(plan) if e.test_id == "PAIR-0001" and "busbw" in e.metric)
+
+
+@pytest.mark.parametrize(
+    "hosts, op, word",
+    [
+        (None, "all_gather_perf", "is a all_gather_perf run, not the all_reduce"),
+        (["node0001", "gpu-x99"], "all_reduce_perf", "not in the design: gpu-x99"),
+        (["node0001", "node0003"], "all_reduce_perf", "but the test is for"),
+        (None, "all_reduce_perf", ""),
+    ],
+)
+def test_grade_flags_a_result_that_is_not_the_tests_own(
+    hosts: list[str] | None, op: str, word: str, tmp_path: Path
+) -> None:
+    """An all_gather output filed under an all-reduce test, or a run on a host outside the
+    design (or on other nodes of it), is an error naming the mismatch, not a pass or a fail."""
+    name = "seed001-64gpu"
+    exp = _pair_busbw(example_plan(name))
+    ran_on = hosts or list(exp.nodes)
+    (tmp_path / "PAIR-0001.txt").write_text(nccl_text(ran_on, 400.0, op=op))
+    (result,) = grade(cabled(name), [exp], tmp_path).results
+    if word:
+        assert result.status == "error" and word in result.detail, result.detail
+    else:
+        assert result.status == "pass", result.detail

@@ -20,7 +20,10 @@ Metrics (``METRICS``), the output each is read from, and its unit:
 - nccl-tests text or ``-J`` JSON: ``busbw_gbs`` (bus bandwidth at the largest size; alias
   ``busbw_gbytes``), ``peak_busbw_gbs``, ``avg_busbw_gbs`` (the "Avg bus bandwidth" footer:
   the figure nccl-tests itself compares with 0.9 x NCCL_TESTS_MIN_BW in src/common.cu, and
-  the one the railplan test plan asks for), ``algbw_gbs`` (GB/s). A run with
+  the one the railplan test plan asks for), ``algbw_gbs`` (GB/s). An output that is not the
+  test's own run is an ``error`` naming the mismatch, never a pass or a fail: another
+  collective (an all_gather_perf output under an all-reduce test), ranks on a host the design
+  does not hold, or on other nodes than the test's. A run with
   ``#wrong`` > 0, out-of-bounds values or NCCL failures fails whatever its bandwidth;
 - NCCL_DEBUG=INFO log: ``gdrdma`` (1 when every inter-node channel is ``NET/.../GDRDMA``),
   ``net_channels_without_gdrdma`` (count);

@@ -55,12 +55,38 @@ class Measure:
             problems += list(result.errors)
             if value is None or (isinstance(value, float) and math.isnan(value)):
                 return None, f"{path.name}: no usable bus bandwidth", "error"
+            if mismatch := self._nccl_mismatch(exp, result):
+                return value, f"{path.name}: {mismatch}", "error"
             if problems:
                 return value, f"{path.name}: " + "; ".join(problems[:3]), "fail"
             return value, f"{path.name}: {result.collective or 'nccl-tests'}", ""
         if errors:
             return None, "the run failed: " + "; ".join(errors[:3]), "fail"
         return None, "no nccl-tests output", "missing"
+
+    def _nccl_mismatch(self, exp: Expectation, result: Any) -> str:
+        """Why an nccl-tests output is not the run this test asked for ('' when it is): another
+        collective, or ranks on hosts outside the design or outside the test's nodes."""
+        want = _collective(exp.kind)
+        got = _collective(result.collective)
+        if want and got and want != got:
+            return (
+                f"is a {result.collective} run, not the {want} this test asks for: "
+                "filed under the wrong test"
+            )
+        if not result.hosts:
+            return ""
+        mapped = {h: self.names.device(h) for h in result.hosts}
+        outside = sorted(h for h, d in mapped.items() if d is None or not self.names.is_node(d))
+        if outside:
+            return f"ran on host(s) not in the design: {', '.join(outside[:6])}"
+        ran = {d for d in mapped.values() if d}
+        if exp.nodes and ran != set(exp.nodes):
+            return (
+                f"ran on {', '.join(sorted(ran)[:6])}, but the test is for "
+                f"{', '.join(sorted(exp.nodes)[:6])}"
+            )
+        return ""
 
     def _m_nccl_log(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         from railplan.field.parse_nccl import parse_nccl_log_file
@@ -228,6 +254,17 @@ class Measure:
         if bad:
             detail += "; " + bad[0]
         return float(value), detail, ""
+
+
+def _collective(name: str) -> str:
+    """``all_reduce_perf``, ``AllReduce``, ``nccl_all_reduce``, ``pair`` -> ``all_reduce``."""
+    key = name.lower().replace("_perf", "").replace("nccl_", "").replace("_", "")
+    if key == "pair":
+        return "all_reduce"
+    known = {"allreduce": "all_reduce", "allgather": "all_gather", "alltoall": "alltoall",
+             "reducescatter": "reduce_scatter", "broadcast": "broadcast", "reduce": "reduce",
+             "sendrecv": "sendrecv", "gather": "gather", "scatter": "scatter", "hypercube": "hypercube"}  # fmt: skip
+    return known.get(key, "")
 
 
 def _lldp(path: Path, device: str | None) -> Any:
