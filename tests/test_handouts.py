@@ -193,3 +193,11 @@ def test_grade_flags_a_result_that_is_not_the_tests_own(
         assert result.status == "error" and word in result.detail, result.detail
     else:
         assert result.status == "pass", result.detail
+
+
+def test_latency_expected_says_what_normal_is_apart_from_the_pass_bound() -> None:
+    for name in ("seed000-2node", "seed003-matrix", "seed001-64gpu"):
+        for t in example_plan(name).section("rdma").tests:
+            if t.kind == "rdma_lat":
+                check = t.checks[0]
+                assert check.expected < check.threshold, (name, t.id, check.reason)
