@@ -201,3 +201,46 @@ def test_latency_expected_says_what_normal_is_apart_from_the_pass_bound() -> Non
             if t.kind == "rdma_lat":
                 check = t.checks[0]
                 assert check.expected < check.threshold, (name, t.id, check.reason)
+
+
+# -- one physical cable, one id, legs together ---------------------------------------------------
+
+TWIN = ["seed003-roft", "seed003-matrix", "basepod-8node"]
+
+
+@pytest.mark.parametrize("name", TWIN)
+def test_physical_cable_count_agrees_everywhere_and_legs_are_adjacent(name: str) -> None:
+    """Twin-port DAC/AOC and splitters: the bill's totals, the sheets' cover page, the CSV's
+    physical_cable column and the labels count the same physical cables, and the legs of one
+    physical cable are listed one after the other in its rack's cable table."""
+    import csv
+    import io
+
+    from railplan.catalog import load_catalog
+    from railplan.physical.bom import bom
+    from railplan.render import cables_csv
+    from railplan.render.pdf_labels import render_labels
+
+    design = cabled(name)
+    links = len(design.cables)
+    totals = bom(design, load_catalog()).totals
+    physical = totals.cables
+    assert physical < links  # the example has multi-leg items
+    rows = list(csv.DictReader(io.StringIO(cables_csv.render(design))))
+    assert len({r["physical_cable"] for r in rows if r["physical_cable"]}) == physical
+    pdf, _ = render_sheets(design, bom(design, load_catalog()))
+    reader, bounds = sections(pdf)
+    cover = text_of(reader, bounds["Cover"])
+    assert f"{physical:,} carrying {links:,} links" in cover
+    labels_pdf, _ = render_labels(design)
+    from pypdf import PdfReader
+
+    lab = PdfReader(io.BytesIO(labels_pdf))
+    shown = text_of(lab, (0, len(lab.pages)))
+    assert len(set(re.findall(r"end of (P\d{5,})", shown))) == physical
+    # legs adjacent: in the cable tables, the rows of one physical id are consecutive
+    tables = text_of(reader, bounds["Cable tables"])
+    seq = [m.group(1) for m in re.finditer(r"^(P\d{5,}) A\d+-B\d+$", tables, re.M)]
+    assert len(seq) == links
+    runs = [p for i, p in enumerate(seq) if i == 0 or seq[i - 1] != p]
+    assert len(runs) == len(set(runs)) == physical, "a physical cable's legs are split"

@@ -96,7 +96,7 @@ def _label(c: Any, x: float, y: float, w: float, h: float, row: CableRow, end: s
     c.drawString(x + pad, y + h - pad - size, text)
     c.setFont(pc.FONT, 6)
     c.drawString(
-        x + pad, y + h - pad - size - 7.5, f"{end} end of {row.id}  {here.device} {here.port}"
+        x + pad, y + h - pad - size - 7.5, f"{end} end of {row.item}  {here.device} {here.port}"
     )
     to = f"to {other}"
     c.setFont(pc.FONT, pc.fit_size(c, to, pc.FONT, 6, inner))

@@ -59,7 +59,9 @@ def _cover(design: Design, info: DocInfo, bom: Bom | None, rows: list[CableRow])
         ("Switches", f"{counts['total']} x {s.switch_model} ({s.radix} ports at "
                      f"{shape.port_speed_gbps}G): {counts['leaf']} leaf, {counts['spine']} spine, "
                      f"{counts['core']} core; closed-form lower bound {s.lower_bound_switches}"),
-        ("Cables", f"{len(rows):,}: " + ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items()))),
+        ("Physical cables", f"{len({r.physical or r.id for r in rows}):,} carrying "
+                            f"{len(rows):,} links: "
+                            + ", ".join(f"{n:,} {k}" for k, n in sorted(kinds.items()))),
         ("Racks", f"{len(design.racks)} ({sum(r.kind == 'network' for r in design.racks)} network)"
                   if design.racks else "not laid out: run the layout to place racks and cables"),
     ]  # fmt: skip
@@ -239,9 +241,10 @@ def _cable_tables(
     design: Design, rows: list[CableRow], frame: tuple[float, float]
 ) -> list[Flowable]:
     w, h = frame
-    header = ["", "Cable", "A rack / U", "A device", "A port", "B rack / U", "B device",
-              "B port", "Cable part", "Optics A / B", "m", "Label A", "Label B", "Colour"]  # fmt: skip
-    rel = [5, 14, 17, 22, 12, 17, 24, 12, 36, 42, 8, 34, 34, 17]
+    header = ["", "Physical / leg", "Link cable", "A rack / U", "A device", "A port",
+              "B rack / U", "B device", "B port", "Cable part", "Optics A / B", "m", "Label A",
+              "Label B", "Colour"]  # fmt: skip
+    rel = [5, 23, 12, 15, 21, 12, 15, 21, 12, 26, 28, 6, 40, 40, 14]
     widths = [w * r / sum(rel) for r in rel]
     order = _rack_key(design)
     by_rack: dict[str, list[CableRow]] = defaultdict(list)
@@ -249,16 +252,21 @@ def _cable_tables(
         by_rack[r.a.rack].append(r)
     story: list[Flowable] = [pc.SectionMark("Cable tables", "cables"), para("Cable tables", "h1"),
                              para("Every cable once, under the rack of its A end, in the order "
-                                  "to pull them: top of the rack down.", "small")]  # fmt: skip
+                                  "to pull them: top of the rack down. A twin-port or splitter "
+                                  "cable is one physical item with one id (P...): its legs "
+                                  "(A1-B1, A2-B2) are listed together.", "small")]  # fmt: skip
     for rack in sorted(by_rack, key=lambda k: order.get(k, (9999, 0, k))):
         items = by_rack[rack]
         table = pc.clip_rows(
-            [[CHECKBOX, r.id, r.a.where, r.a.device, r.a.port, r.b.where, r.b.device, r.b.port,
+            [[CHECKBOX, r.item, r.id, r.a.where, r.a.device, r.a.port, r.b.where, r.b.device, r.b.port,
               r.media, _optics(r.optic_a, r.optic_b), r.length, r.label_a, r.label_b,
               swatch(r.colour) if r.colour else "-"] for r in items],
             widths,
         )  # fmt: skip
-        title = para(f"Rack {esc(rack)}: {len(items)} cable(s)", "h2")
+        items_here = len({r.physical or r.id for r in items})
+        title = para(
+            f"Rack {esc(rack)}: {items_here} physical cable(s), {len(items)} link(s)", "h2"
+        )
         tables = ptab.paged_tables(header, table, widths, h - 12 * mm)
         story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Rack {rack}", f"rack-{rack}", level=1))

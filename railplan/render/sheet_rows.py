@@ -40,6 +40,25 @@ class CableRow:
     label_b: str
     colour: str
     rate_gbps: int
+    #: the physical item this link rides (twin-port DAC/AOC, splitter: shared by its legs)
+    physical: str = ""
+    leg: str = ""
+
+    @property
+    def item(self) -> str:
+        """The physical cable's id, with its leg when the item has several (``P00012 A1-B1``)."""
+        if not self.physical:
+            return self.id
+        return f"{self.physical} {self.leg}" if self.leg else self.physical
+
+
+def legs_together(rows: list[CableRow]) -> list[CableRow]:
+    """Rows in schedule order, the legs of one physical cable moved up beside its first leg
+    (within the rack of its A end, where the sheets list it)."""
+    first: dict[tuple[str, str], int] = {}
+    for i, r in enumerate(rows):
+        first.setdefault((r.a.rack, r.physical or r.id), i)
+    return sorted(rows, key=lambda r: first[(r.a.rack, r.physical or r.id)])
 
 
 def cable_rows(design: Design) -> list[CableRow]:
@@ -66,9 +85,9 @@ def cable_rows(design: Design) -> list[CableRow]:
                 CableRow(c.id, lk.id, lk.kind, End(sr.a.device, sr.a.port, sr.a.rack, sr.a.u),
                          End(sr.b.device, sr.b.port, sr.b.rack, sr.b.u), c.media,
                          c.transceiver_a or "-", c.transceiver_b or "-", f"{c.length_m:g}",
-                         c.label_a, c.label_b, c.colour, lk.rate_gbps)
+                         c.label_a, c.label_b, c.colour, lk.rate_gbps, c.physical, c.leg)
             )  # fmt: skip
-        return rows
+        return legs_together(rows)
     for lk in design.links:
         a, b = end(lk.a_device, lk.a_port), end(lk.b_device, lk.b_port)
         rows.append(
