@@ -237,14 +237,34 @@ def _optics(a: str, b: str) -> str:
     return "-" if a == b == "-" else f"{a} / {b}"
 
 
+def _orderable(bom: Bom | None) -> dict[tuple[str, float | None], str]:
+    """(catalog part, stocked length or None) -> the orderable part number the bill lists."""
+    if bom is None:
+        return {}
+    out: dict[tuple[str, float | None], str] = {}
+    for ln in bom.lines:
+        if ln.part_number and "x" not in ln.part_number[-4:].lower():
+            out[(ln.part, ln.length_m)] = ln.part_number
+    return out
+
+
 def _cable_tables(
-    design: Design, rows: list[CableRow], frame: tuple[float, float]
+    design: Design, rows: list[CableRow], frame: tuple[float, float], bom: Bom | None = None
 ) -> list[Flowable]:
     w, h = frame
+    pn = _orderable(bom)
+
+    def part(r: CableRow) -> str:
+        length = float(r.length) if r.length.replace(".", "", 1).isdigit() else None
+        return pn.get((r.media, length), r.media)
+
+    def optic(name: str) -> str:
+        return pn.get((name, None), name)
+
     header = ["", "Physical / leg", "Link cable", "A rack / U", "A device", "A port",
               "B rack / U", "B device", "B port", "Cable part", "Optics A / B", "m", "Label A",
               "Label B", "Colour"]  # fmt: skip
-    rel = [5, 23, 12, 15, 21, 12, 15, 21, 12, 26, 28, 6, 40, 40, 14]
+    rel = [5, 22, 12, 15, 20, 11, 15, 21, 11, 24, 32, 6, 41, 41, 14]
     widths = [w * r / sum(rel) for r in rel]
     order = _rack_key(design)
     by_rack: dict[str, list[CableRow]] = defaultdict(list)
@@ -254,12 +274,14 @@ def _cable_tables(
                              para("Every cable once, under the rack of its A end, in the order "
                                   "to pull them: top of the rack down. A twin-port or splitter "
                                   "cable is one physical item with one id (P...): its legs "
-                                  "(A1-B1, A2-B2) are listed together.", "small")]  # fmt: skip
+                                  "(A1-B1, A2-B2) are listed together. Cable parts and optics "
+                                  "are the bill's orderable part numbers where it has one.",
+                                  "small")]  # fmt: skip
     for rack in sorted(by_rack, key=lambda k: order.get(k, (9999, 0, k))):
         items = by_rack[rack]
         table = pc.clip_rows(
             [[CHECKBOX, r.item, r.id, r.a.where, r.a.device, r.a.port, r.b.where, r.b.device, r.b.port,
-              r.media, _optics(r.optic_a, r.optic_b), r.length, r.label_a, r.label_b,
+              part(r), _optics(optic(r.optic_a), optic(r.optic_b)), r.length, r.label_a, r.label_b,
               swatch(r.colour) if r.colour else "-"] for r in items],
             widths,
         )  # fmt: skip
@@ -364,7 +386,7 @@ def sheets_story(design: Design, info: DocInfo, bom: Bom | None) -> list[Flowabl
     story += [PageBreak()]
     story += _elevations(design, land)
     story += [PageBreak()]
-    story += _cable_tables(design, rows, land)
+    story += _cable_tables(design, rows, land, bom)
     story += [PageBreak()]
     story += _port_maps(design, rows, land)
     story += [PageBreak()]
