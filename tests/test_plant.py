@@ -7,6 +7,7 @@ import csv
 import dataclasses
 import io
 from collections import Counter
+from collections.abc import Callable
 from functools import cache
 
 import pytest
@@ -19,6 +20,7 @@ from railplan.physical.media import CageEnd, LinkRun
 from railplan.pipeline.build import Build, build
 from railplan.render import cables_csv
 from railplan.render.pdf_sheets import render_sheets
+from railplan.spec import Spec
 from railplan.validate import check
 from tests.conftest import make_spec
 from tests.test_pdf import sections, text_of
@@ -227,3 +229,70 @@ def test_a_leg_sent_to_the_far_racks_panel_shares_its_coupler(catalog: Catalog) 
     assert space.panels[a.panel].rack == "R2"
     assert (b.panel, b.number) == (a.panel, a.number)
     assert space.panels[a.panel].used == 1
+
+
+def _stretched_1k(longest_cord_m: float) -> tuple[Spec, Catalog]:
+    """h100-1k on a floor of 16 rows 36.9 m apart: its leaf-spine links run up to 299.9 m
+    between switches, but the panels of some rack pairs stand 300.1 m apart. The OS2 trunk is
+    stocked at 300 and 500 m (no 400): the media choice prices a 300 m trunk, and at the
+    panels only the 500 m one spans the gap, which with the harnesses exceeds the 500 m of the
+    DR4 modules. The OS2 cord has no 300 m length; OS2 cords stop at ``longest_cord_m``."""
+    from pathlib import Path
+
+    import yaml
+
+    from railplan.spec import spec_from_dict
+
+    data = yaml.safe_load((Path(__file__).parents[1] / "examples" / "h100-1k.yaml").read_text())
+    data["layout"].update(
+        racks_per_row=2, row_pitch_m=36.9, network_rack_count=3, network_rack_reserved_u=0
+    )
+    cat = load_catalog()
+    cables = dict(cat.cables)
+
+    def lengths(part: str, keep: Callable[[float], bool]) -> None:
+        cables[part] = cables[part].model_copy(
+            update={"lengths_m": [x for x in cables[part].lengths_m if keep(x)]}
+        )
+
+    lengths("trunk-os2-mpo12-apc-12", lambda x: x != 400)
+    lengths("fibre-os2-mpo12-apc", lambda x: x != 300 and x <= longest_cord_m)
+    lengths("fibre-smf-lc", lambda x: x <= longest_cord_m)
+    return spec_from_dict(data), cat.model_copy(update={"cables": cables})
+
+
+def test_a_plant_channel_beyond_reach_falls_back_to_point_to_point() -> None:
+    """Regression: a single-mode plant channel the stocked trunks cannot keep within reach
+    used to fail the whole build (the 131,072-GPU README job); those links now take
+    point-to-point cords where their cages allow, and the design passes check."""
+    spec, cat = _stretched_1k(longest_cord_m=2000)
+    b = build(spec, cat)
+    d = b.design
+    assert check(d, cat) == []
+    assert b.placement is not None and b.bom is not None
+    kept = [n for n in b.placement.notes if "kept off the fibre plant" in n]
+    assert len(kept) == 1 and "fibre-os2-mpo12-apc" in kept[0]
+    moved = int(kept[0].split()[0])
+    plant = {s.link_id for s in d.segments}
+    cables = {c.link_id: c for c in d.cables}
+    leaf_spine = [lk for lk in d.links if lk.kind == "leaf-spine"]
+    # the moved links are point-to-point 500 m OS2 cords, within the 500 m DR4 reach
+    direct_long = [lk for lk in leaf_spine if lk.id not in plant and cables[lk.id].length_m > 200]
+    assert len(direct_long) >= moved > 0
+    for lk in direct_long:
+        c = cables[lk.id]
+        assert (c.media, c.length_m) == ("fibre-os2-mpo12-apc", 500.0)
+        assert cat.transceivers[c.transceiver_a].reach_m.value >= c.length_m
+    # every link left in the plant has its channel within its modules' reach
+    for lk_id in plant:
+        c = cables[lk_id]
+        assert c.length_m <= cat.transceivers[c.transceiver_a].reach_m.value
+    assert b.bom.totals.plant_links == len(plant) > 0
+
+
+def test_a_plant_channel_nothing_else_carries_names_the_limit() -> None:
+    """Without a single-mode cord that long (MPO for DR4, LC for FR4), the same links have no
+    way within reach: the refusal says so and names the channel limit of the modules."""
+    spec, cat = _stretched_1k(longest_cord_m=200)
+    with pytest.raises(InfeasibleError, match=r"within the 500 m its modules osfp-800g-2xdr4"):
+        build(spec, cat)

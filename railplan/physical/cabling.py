@@ -262,30 +262,65 @@ def _media_and_plant(
     routed: Mapping[str, float],
     order: list[Link],
 ) -> tuple[media.Assignment, dict[str, tuple[str, str]], PlantResult]:
-    """Media, physical ids and the fibre plant. Multimode plant channels that come out longer
-    than their optics reach (their panels stand further apart than their switches) are retried
-    on single-mode optics for the links of those components."""
+    """Media, physical ids and the fibre plant. Plant channels that come out longer than
+    their modules reach (their panels stand further apart than their switches, or the next
+    stocked trunk is too long) are retried: multimode ones on single-mode optics, then
+    single-mode ones on point-to-point media, where their cages allow any. Each retry moves
+    more links, so the loop ends; a channel nothing else can carry is refused."""
     fibre: dict[str, str] = {}
+    direct: set[str] = set()
     ends = media.link_ends(design, catalog)
-    for attempt in (1, 2, 3):
-        assignment = media.assign_design(design, catalog, routed, fibre)
+    planned: set[str] | None = None  # the links the first assignment sent through the plant
+    while True:
+        assignment = media.assign_design(design, catalog, routed, fibre, direct)
+        if planned is None:
+            planned = {k for k, c in assignment.choices.items() if c.kind == "plant"}
         new_id = _numbering(len(design.links) * 4 + 10)
         physical = direct_ids(catalog, order, ends, assignment.choices, new_id)
         try:
             plant = build_plant(design, floor, catalog, where, assignment.choices, order, new_id)
         except PlantReachError as exc:
-            if attempt == 3 or exc.fibre != "mmf":
+            if exc.fibre == "mmf" and any(link not in fibre for link in exc.links):
+                fibre.update({link: "smf" for link in exc.links})
+            elif any(link not in direct for link in exc.links):
+                direct.update(exc.links)
+            else:
                 raise
-            fibre.update({link: "smf" for link in exc.links})
             continue
-        if fibre:
-            moved = (
-                f"{len(fibre)} plant link(s) moved to single-mode optics: their multimode "
-                "channel through the panels was longer than the optics reach"
-            )
-            plant = dataclasses.replace(plant, notes=(*plant.notes, moved))
+        notes = _retry_notes(fibre, direct, planned, assignment.choices)
+        if notes:
+            plant = dataclasses.replace(plant, notes=(*plant.notes, *notes))
         return assignment, physical, plant
-    raise AssertionError("unreachable")
+
+
+def _retry_notes(
+    fibre: Mapping[str, str],
+    direct: set[str],
+    planned: set[str],
+    choices: Mapping[str, media.MediaChoice],
+) -> tuple[str, ...]:
+    """What the retries of ``_media_and_plant`` changed, in sentences."""
+    out = []
+    if fibre:
+        out.append(
+            f"{len(fibre)} plant link(s) moved to single-mode optics: their multimode "
+            "channel through the panels was longer than the optics reach"
+        )
+    failed = sorted(link for link in direct if choices[link].kind != "plant")
+    if failed:
+        moved = sum(1 for link in planned if choices[link].kind != "plant")
+        shared = (
+            f"; {moved - len(failed)} more share twin-port modules with them"
+            if moved > len(failed)
+            else ""
+        )
+        out.append(
+            f"{len(failed)} link(s) kept off the fibre plant on point-to-point "
+            f"{choices[failed[0]].cable} (e.g. link {failed[0]}): the next stocked trunk or cord "
+            "between their panels would have made the channel longer than their modules reach"
+            + shared
+        )
+    return tuple(out)
 
 
 def _numbering(limit: int) -> Callable[[], str]:

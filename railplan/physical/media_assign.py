@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -53,6 +53,9 @@ class LinkRun:
     fibre: str = ""
     #: the protocol the link runs ("" = any part, whatever protocols it lists)
     protocol: str = ""
+    #: True: point-to-point media only, where any exist (its fibre-plant channel could not be
+    #: built within reach)
+    direct: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,14 +252,18 @@ def _skip_reason(priced: Priced, comp: Component) -> tuple[str, str] | None:
 
 
 def _decide(
-    idx: CatalogIndex, comp: Component, length: float, link: str, notes: _Notes
+    idx: CatalogIndex, comp: Component, length: float, link: str, notes: _Notes, only_direct: bool
 ) -> tuple[tuple[Plan, ...], Priced | None]:
-    """The cheapest plan for ``comp`` at ``length``, noting what the rules cost."""
+    """The cheapest plan for ``comp`` at ``length`` (``only_direct``: a point-to-point one where
+    there is one), noting what the rules cost."""
     n = len(comp.runs)
     plans = plans_for(idx, comp)
-    best = cheapest_for(idx, comp, length)
+    which = "all"
+    if only_direct and cheapest_for(idx, comp, length, "direct") is not None:
+        which = "direct"
+    best = cheapest_for(idx, comp, length, which)
     if comp.protocol or comp.vendors:
-        free = cheapest_for(idx, comp.relaxed(), length)
+        free = cheapest_for(idx, comp.relaxed(), length, which)
         if free is not None and (best is None or free.cost_usd < best.cost_usd - 0.005):
             reason = _skip_reason(free, comp)
             if reason is not None:
@@ -290,7 +297,8 @@ def assign_cages(catalog: Catalog, runs: Sequence[LinkRun]) -> Assignment:
         comp = component_shape(runs, members, fibre)
         longest = max(members, key=lambda i: (runs[i].length_m, -i))
         length = runs[longest].length_m
-        plans, best = _decide(idx, comp, length, runs[longest].link_id, notes)
+        direct = any(runs[i].direct for i in members)
+        plans, best = _decide(idx, comp, length, runs[longest].link_id, notes, direct)
         if best is None:
             _refuse(runs[longest], members, plans, length, fibre)
         lengths = [runs[i].length_m for i in members]
@@ -329,8 +337,10 @@ def design_runs(
     catalog: Catalog,
     lengths_m: Mapping[str, float] | None = None,
     fibre: Mapping[str, str] | None = None,
+    direct: Collection[str] = (),
 ) -> list[LinkRun]:
-    """A LinkRun per design link; ``lengths_m`` by link id (routed lengths), 0 when None.
+    """A LinkRun per design link; ``lengths_m`` by link id (routed lengths), 0 when None;
+    ``fibre`` the fibre a link must run on, ``direct`` the links kept out of the fibre plant.
 
     Raises InfeasibleError when the node's NIC does not run the protocol of its switches.
     """
@@ -347,7 +357,18 @@ def design_runs(
             raise InfeasibleError(f"link {link.id} has no routed length; route every link first")
         a, b = ends[link.id]
         demand = (fibre or {}).get(link.id, "")
-        runs.append(LinkRun(link.id, link.rate_gbps, length, a, b, demand, protocols[link.id]))
+        runs.append(
+            LinkRun(
+                link.id,
+                link.rate_gbps,
+                length,
+                a,
+                b,
+                demand,
+                protocols[link.id],
+                link.id in direct,
+            )
+        )
     return runs
 
 
@@ -368,6 +389,7 @@ def assign_design(
     catalog: Catalog,
     lengths_m: Mapping[str, float],
     fibre: Mapping[str, str] | None = None,
+    direct: Collection[str] = (),
 ) -> Assignment:
     """Media for every link of ``design`` at its routed length (see ``assign_cages``)."""
-    return assign_cages(catalog, design_runs(design, catalog, lengths_m, fibre))
+    return assign_cages(catalog, design_runs(design, catalog, lengths_m, fibre, direct))

@@ -18,6 +18,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from railplan.catalog import Cable, Catalog
 from railplan.design import Design, Link, PatchPanel, Placement, PlantSegment
@@ -149,6 +150,7 @@ def _assemble(
     )
     segments: list[PlantSegment] = []
     cables: dict[str, tuple[str, float, str, str]] = {}
+    beyond: list[tuple[Link, PlantEnd, PlantEnd, float]] = []
     for lk in links:
         a, b = ends[(lk.id, "a")], ends[(lk.id, "b")]
         pa, pb = panels[a.panel], panels[b.panel]
@@ -169,9 +171,12 @@ def _assemble(
             segments.append(PlantSegment(lk.id, seq, phys, part.id, leg, ad, ap, bd, bp, length))
             total += length
         total = round(total, 3)
-        _within_reach(lk, a, b, [p[0][1] for p in pieces], total)
+        if total > _limit(a, b) + 1e-6:
+            beyond.append((lk, a, b, total))
         media = legs[lk.id][1].id if lk.id in legs else fb[1].id
         cables[lk.id] = (media, total, fa[0], fa[2])
+    if beyond:
+        _beyond_reach(beyond)
     records = tuple(
         PatchPanel(
             p.id,
@@ -292,11 +297,13 @@ def _carriages(
     if short:
         fibre, length, (ra, rb), members = short[0]
         failing = [lk.id for entry in short for lk in entry[3]]
+        a, b = ends[(members[0].id, "a")], ends[(members[0].id, "b")]
         raise PlantReachError(
-            f"no trunk or patch cord reaches {length:.1f} m between the panels of racks {ra} "
-            f"and {rb} within the reach of their modules ({len(members)} leg(s) of the fibre "
-            f"plant, {len(failing)} in all); place the switches closer or add a longer-reach "
-            "optic to the catalog",
+            f"no stocked trunk or patch cord spans the {length:.1f} m between the panels of racks "
+            f"{ra} and {rb} and keeps the channel (harness, trunk, harness) within the "
+            f"{_limit(a, b):g} m its modules {a.module.id} / {b.module.id} and splitters allow "
+            f"({len(members)} leg(s) of the fibre plant, {len(failing)} in all); place the "
+            "switches closer or add a longer-reach optic to the catalog",
             failing,
             fibre,
         )
@@ -325,18 +332,17 @@ def _limit(a: PlantEnd, b: PlantEnd) -> float:
     return min([limit, *split])
 
 
-def _within_reach(
-    lk: Link, a: PlantEnd, b: PlantEnd, parts: Sequence[Cable], channel_m: float
-) -> None:
-    limit = _limit(a, b)
-    if channel_m > limit + 1e-6:
-        raise PlantReachError(
-            f"link {lk.id} ({lk.a_device} to {lk.b_device}): its fibre-plant channel is "
-            f"{channel_m:.1f} m (harness, trunk, harness), beyond the {limit:g} m its modules "
-            f"{a.module.id} / {b.module.id} and splitters allow; place the switches closer",
-            [lk.id],
-            a.module.fibre,
-        )
+def _beyond_reach(beyond: Sequence[tuple[Link, PlantEnd, PlantEnd, float]]) -> NoReturn:
+    """Refuse the channels longer than their modules and splitters allow, naming the first."""
+    lk, a, b, channel_m = beyond[0]
+    raise PlantReachError(
+        f"link {lk.id} ({lk.a_device} to {lk.b_device}): its fibre-plant channel is "
+        f"{channel_m:.1f} m (harness, trunk, harness), beyond the {_limit(a, b):g} m its modules "
+        f"{a.module.id} / {b.module.id} and splitters allow ({len(beyond)} such link(s)); "
+        "place the switches closer",
+        [entry[0].id for entry in beyond],
+        a.module.fibre,
+    )
 
 
 def _cost(
