@@ -15,6 +15,7 @@ from railplan.field.diagnose import PairResult, diagnose, link_sets
 from railplan.field.grade import _pinned_ports, grade
 from railplan.render.field_report import report_markdown
 from railplan.testplan import expectations as expectations_from_plan
+from tests.test_topo import topo_text
 
 # -- synthetic tool outputs -----------------------------------------------------------------------
 
@@ -452,6 +453,7 @@ def scripted_results(design: Design, folder: Path, slow_node: str, bad_link: str
                     f"mlx5_{p} netdev=ens{p}np0 gid3=RoCE v2 pfc=1 ecn=1\n" for p in range(ports)
                 )
             )
+            (sub / "topo.txt").write_text(topo_text(design.shape.gpus, ports))
             (sub / "ssh.err").write_text("")
             if nodes[0] == slow_node:
                 must_fail.add(test.id)

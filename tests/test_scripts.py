@@ -88,6 +88,23 @@ printf "CA '%s'\\n\\tNumber of ports: 1\\n\\tPort 1:\\n\\t\\tState: Active\\n\\t
     "ibv_devinfo": """#!/bin/sh
 printf "hca_id:\\t%s\\n\\tport:\\t1\\n\\t\\t\\tstate:\\t\\t\\tPORT_ACTIVE (4)\\n\\t\\t\\tactive_mtu:\\t\\t4096 (5)\\n" "$2"
 """,
+    # the rows of an 8-GPU node whose NIC k sits on GPU k's PCIe switch (layout of the capture in
+    # NVIDIA/nccl issue #1264), NICs named by the NIC Legend; TOPO_FAR moves one NIC away
+    "nvidia-smi": """#!/bin/bash
+far="${TOPO_FAR:-}"
+printf '\\t'; for g in 0 1 2 3 4 5 6 7; do printf 'GPU%s\\t' $g; done
+for k in 0 1 2 3 4 5 6 7; do printf 'NIC%s\\t' $k; done; printf 'CPU Affinity\\tNUMA Affinity\\n'
+for g in 0 1 2 3 4 5 6 7; do
+  printf 'GPU%s' $g
+  for h in 0 1 2 3 4 5 6 7; do [ $g = $h ] && printf '\\t X ' || printf '\\tNV18'; done
+  for k in 0 1 2 3 4 5 6 7; do
+    if [ $g = $k ] && [ "$far" != $k ]; then printf '\\tPIX'; else printf '\\tSYS'; fi
+  done
+  printf '\\t0-55\\t0\\n'
+done
+printf '\\nNIC Legend:\\n\\n'
+for k in 0 1 2 3 4 5 6 7; do printf '  NIC%s: mlx5_%s\\n' $k $k; done
+""",
     "mlnx_qos": "#!/bin/sh\necho 'enabled 0 0 0 1 0 0 0 0'\n",
     "timeout": '#!/bin/sh\nshift\nexec "$@"\n',
     "ib_write_bw": """#!/bin/sh

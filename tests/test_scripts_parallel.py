@@ -175,6 +175,7 @@ def test_parallel_rounds_reach_the_intended_devices(name: str, runner: str, tmp_
 IBSTAT_200 = FAKES["ibstat"].replace("Rate: 400", "Rate: 200")
 MTU_1024 = FAKES["ibv_devinfo"].replace("active_mtu:\\t\\t4096 (5)", "active_mtu:\\t\\t1024 (3)")
 LSPCI_DENIED = "#!/bin/sh\nprintf '00:01.0 PCI bridge: x\\n\\tCapabilities: <access denied>\\n'\n"
+TOPO_FAR_3 = FAKES["nvidia-smi"].replace("${TOPO_FAR:-}", "3")
 NOT_ROOT = {"id": "#!/bin/sh\necho 1000\n", "sudo": "#!/bin/sh\nexit 1\n"}
 
 
@@ -187,6 +188,12 @@ NOT_ROOT = {"id": "#!/bin/sh\necho 1000\n", "sudo": "#!/bin/sh\nexit 1\n"}
         ({"lspci": LSPCI_DENIED}, (), "<access denied>: ACS not measured"),
         (NOT_ROOT, (), "sudo -n refused: ACS not measured"),
         ({}, ("ibstat",), "ibstat not installed"),
+        (
+            {"nvidia-smi": TOPO_FAR_3},
+            (),
+            "7 of 8 NICs at PIX/PXB from their GPU (nvidia-smi topo -m: mlx5_3=SYS@GPU3)",
+        ),
+        ({}, ("nvidia-smi",), "nvidia-smi not installed"),
     ],
 )
 def test_node_probe_fails_what_it_cannot_measure(
@@ -205,7 +212,10 @@ def test_node_probe_fails_what_it_cannot_measure(
     )  # fmt: skip
     last = done.stdout.strip().splitlines()[-1]
     if not problem:
-        assert last.startswith("VERDICT OK ") and "ports_mtu=8/8 ports_at_rate=8/8" in last
+        assert (
+            last.startswith("VERDICT OK ")
+            and "ports_mtu=8/8 ports_at_rate=8/8 nics_near_gpu=8/8" in last
+        )
     else:
         assert last.startswith("VERDICT FAIL ") and problem in last, last
 

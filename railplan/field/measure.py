@@ -25,6 +25,7 @@ class Measure:
         self.design = design
         self.names = names
         self.cache: dict[tuple[str, Path], Any] = {}
+        self.cache_devices: dict[str, tuple[str, ...]] = {}
 
     def parsed(self, kind: str, path: Path, parse: Callable[[Path], Any]) -> Any:
         key = (kind, path)
@@ -212,6 +213,27 @@ class Measure:
         )
         return float(len(good)), detail, ""
 
+    def _m_topo(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """Back-end NICs at PIX/PXB from their rail's GPU in ``nvidia-smi topo -m``."""
+        from railplan.catalog import load_catalog
+        from railplan.field.parse_topo import nic_faults, parse_topo_file
+        from railplan.testplan.context import device_names
+        from railplan.testplan.model import TestPlanOptions
+
+        files = [p for p in files if "topo" in p.name.lower()]
+        if not files:
+            return None, "no nvidia-smi topo -m output (topo.txt)", "missing"
+        matrix = self.parsed("topo", files[0], parse_topo_file)
+        if "devices" not in self.cache_devices:
+            # the design's RDMA devices by their default names, one per port or bonded NIC
+            names = device_names(self.design, load_catalog(), TestPlanOptions())
+            self.cache_devices["devices"] = tuple(dict.fromkeys(names))
+        devices = self.cache_devices["devices"]
+        faults = nic_faults(matrix, devices, self.design.shape.gpus)
+        near = len(devices) - len(faults)
+        detail = f"{near}/{len(devices)} NICs at PIX/PXB from their rail's GPU"
+        return float(near), detail + ("; " + "; ".join(faults[:4]) if faults else ""), ""
+
     # cabling
     def _m_cabling(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         from railplan.field.asbuilt import compare
@@ -279,6 +301,7 @@ _KEYWORDS = {
     "ibstat": ("ibstat",),
     "ibv_devinfo": ("ibv_devinfo", "devinfo", "mtu"),
     "roce": ("roce", "qos"),
+    "topo": ("topo",),
     "nccl_log": ("nccl", ".log", "debug"),
 }
 

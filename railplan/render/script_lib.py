@@ -101,7 +101,7 @@ shift 5
 n=$#
 mkdir -p "$dir"
 problems=()
-for tool in lspci lsmod ibstat ibv_devinfo; do
+for tool in lspci lsmod ibstat ibv_devinfo nvidia-smi; do
   command -v "$tool" > /dev/null || problems+=("$tool not installed")
 done
 if [ "$gid" -ge 0 ] && ! command -v mlnx_qos > /dev/null; then
@@ -120,6 +120,7 @@ if grep -q 'access denied' "$dir/lspci.txt"; then
   problems+=("lspci shows <access denied>: ACS not measured")
 fi
 lsmod > "$dir/lsmod.txt" 2>&1
+nvidia-smi topo -m > "$dir/topo.txt" 2>&1
 : > "$dir/ibstat.txt"
 : > "$dir/ibv_devinfo.txt"
 : > "$dir/roce.txt"
@@ -147,6 +148,23 @@ at_rate="$(awk -v r="$rate" '/State:/ && !/Physical/ { up = ($2 == "Active") }
   /Rate:/ { if (up && $2 + 0 == r + 0) n++ } END { print n + 0 }' "$dir/ibstat.txt")"
 mtu_ok="$(awk -v m="$mtu" '$1 == "active_mtu:" && $2 + 0 == m + 0 { n++ } END { print n + 0 }' \\
   "$dir/ibv_devinfo.txt")"
+# nvidia-smi topo -m: the i-th device (of n) must be PIX or PXB from GPU i x gpus / n, the GPU
+# its rail pairs it with; NIC columns are renamed by the "NIC Legend" (NIC0: mlx5_0) when printed
+read -r near far <<< "$(awk -v devs="$*" '
+  BEGIN { n = split(devs, d, " ") }
+  $1 ~ /^NIC[0-9]+:$/ { k = $1; sub(/:$/, "", k); legend[k] = $2; next }
+  !hdr && $1 == "GPU0" && $2 != "X" { hdr = 1; for (i = 1; i <= NF && $i != "CPU"; i++) col[i] = $i; nc = i - 1; next }
+  hdr && $1 ~ /^GPU[0-9]+$/ { g++; for (i = 1; i <= nc; i++) cell[$1, col[i]] = $(i + 1) }
+  END {
+    for (i = 1; i <= nc; i++) idx[(col[i] in legend) ? legend[col[i]] : col[i]] = col[i]
+    for (j = 1; j <= n; j++) {
+      gpu = "GPU" int((j - 1) * g / n)
+      p = (d[j] in idx) ? cell[gpu, idx[d[j]]] : ""
+      if (p == "PIX" || p == "PXB") near++
+      else far = far "," d[j] "=" (p == "" ? "absent" : p) "@" gpu
+    }
+    print near + 0, (far == "" ? "-" : substr(far, 2))
+  }' "$dir/topo.txt")"
 summary="acs_srcvalid_on=$acs nvidia_peermem=$peermem ports_active=$active/$n"
 summary+=" ports_mtu=$mtu_ok/$n"
 [ "$acs" = 0 ] || problems+=("ACS SrcValid+ on $acs device(s)")
@@ -157,6 +175,8 @@ if [ "$rate" != 0 ]; then  # 0: bonded NICs, whose member ports are checked with
   [ "$at_rate" = "$n" ] || problems+=("$at_rate of $n ports at $rate Gb/s")
 fi
 [ "$mtu_ok" = "$n" ] || problems+=("$mtu_ok of $n ports at active MTU $mtu")
+summary+=" nics_near_gpu=$near/$n"
+[ "$near" = "$n" ] || problems+=("$near of $n NICs at PIX/PXB from their GPU (nvidia-smi topo -m: $far)")
 if [ "$gid" -ge 0 ]; then
   roce_ok="$(grep -c 'RoCE v2 pfc=1 ecn=1' "$dir/roce.txt" || true)"
   summary+=" roce_ok=$roce_ok/$n"

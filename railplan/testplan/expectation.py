@@ -55,6 +55,7 @@ METRICS: dict[str, MetricSpec] = {
     "gid_roce_v2": MetricSpec("roce", "count", "higher"),
     "pfc_lossless": MetricSpec("roce", "count", "higher"),
     "ecn_enabled": MetricSpec("roce", "count", "higher"),
+    "nics_near_gpu": MetricSpec("topo", "count", "higher"),
     "ports_expected": MetricSpec("cabling", "count", "higher"),
     "miswired": MetricSpec("cabling", "count", "lower"),
     "missing": MetricSpec("cabling", "count", "lower"),
@@ -90,7 +91,7 @@ GPU_PAIR_METRICS = frozenset({"busbw_gbs", "peak_busbw_gbs", "avg_busbw_gbs", "a
 NODE_CHECK_METRICS = frozenset(
     {"acs_srcvalid_on", "nvidia_peermem", "gdrdma", "net_channels_without_gdrdma"}
     | {"ports_active", "ports_down", "ports_at_rate", "min_rate_gbps", "ports_mtu"}
-    | {"gid_roce_v2", "pfc_lossless", "ecn_enabled"}
+    | {"gid_roce_v2", "pfc_lossless", "ecn_enabled", "nics_near_gpu"}
 )
 
 

@@ -25,6 +25,12 @@ def node_section(ctx: PlanContext) -> Section:
               f"active MTU {opts.mtu} on every port (the RDMA MTU the plan assumes)",
               target=opts.mtu),
     ]  # fmt: skip
+    gpus = shape.gpus
+    # nvidia-smi topo -m: the rails pair GPU g with the NIC of port g x ports / gpus; the NVIDIA
+    # GPUDirect RDMA User Manual asks for HCA and GPU under one PCIe root complex (PIX or PXB)
+    checks.append(same_check("nics_near_gpu", n, "NICs", "equal",
+        f"nvidia-smi topo -m: each of the {n} back-end NICs at PIX or PXB from its rail's GPU "
+        "(PHB/NODE: through the CPU; SYS: the NIC is on the other socket)"))  # fmt: skip
     if not ctx.bonded:  # a LAG device's ibstat rate is not one port's: check members by hand
         checks.insert(3, same_check("ports_at_rate", n, "ports", "equal",
                                  f"the design runs every port at {rate} Gb/s", target=rate))  # fmt: skip
@@ -44,6 +50,7 @@ def node_section(ctx: PlanContext) -> Section:
         "lsmod | grep -c '^nvidia_peermem'",
         f"ibstat {dev0}   # State: Active, Rate: {rate}; repeat for each device",
         f"ibv_devinfo -d {dev0} | grep active_mtu   # {opts.mtu}",
+        f"nvidia-smi topo -m   # {_pairing(ctx.devices, gpus)}: PIX or PXB, never PHB/NODE/SYS",
     ]
     if ctx.roce:
         command += [
@@ -76,3 +83,15 @@ def node_section(ctx: PlanContext) -> Section:
             "ethtool on its netdev (the LAG device's ibstat rate is not a member port's)."
         )
     return Section("node", "Node checks", intro, tests)
+
+
+def rail_gpu(index: int, devices: int, gpus: int) -> int:
+    """The GPU the rails pair with the ``index``-th of ``devices`` back-end RDMA devices."""
+    return index * gpus // devices
+
+
+def _pairing(devices: tuple[str, ...], gpus: int) -> str:
+    """``GPU0-mlx5_0 .. GPU7-mlx5_7``: the back-end devices with their rail's GPU."""
+    uniq = tuple(dict.fromkeys(devices))
+    pairs = [f"GPU{rail_gpu(i, len(uniq), gpus)}-{d}" for i, d in enumerate(uniq)]
+    return " ".join(pairs) if len(pairs) <= 2 else f"{pairs[0]} .. {pairs[-1]}"
