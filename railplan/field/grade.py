@@ -34,6 +34,8 @@ Metrics (``METRICS``), the output each is read from, and its unit:
 - ``lsmod``: ``nvidia_peermem`` (1 when loaded);
 - ``ibstat``: ``ports_active``, ``ports_down``, ``ports_at_rate`` (at ``target`` or the
   design's port speed), ``min_rate_gbps``; ``ibv_devinfo``: ``ports_mtu`` (``target`` or 4096);
+- ``nvidia-smi topo -m`` (``topo.txt``): ``nics_near_gpu`` (back-end NICs at PIX/PXB from the
+  GPU their rail pairs them with; the detail names each other NIC and its path, e.g. SYS);
 - ``roce.txt`` (one line per device, ``DEV netdev=IF gidN=TYPE pfc=0|1 ecn=0|1``, as
   railplan's node probe writes it): ``gid_roce_v2``, ``pfc_lossless``, ``ecn_enabled``;
 - LLDP / ibnetdiscover / iblinkinfo (the as-built check, scoped to one switch):
@@ -55,7 +57,7 @@ ids to files, ``{"files": {"PAIR-0001": "logs/run7.txt"}}``, and may carry the p
 ``expectations`` and a ``names`` entry (the site name map for LLDP; ``names.yaml`` in the
 folder is found without it); without expectations ``grade(design, None, RESULTS_DIR)`` grades against the
 design's default test plan (``railplan.testplan``). This is the layout the generated test
-scripts write: ``NODE-<node>/{lspci,lsmod,ibstat,ibv_devinfo,roce}.txt``, ``<rdma test>.txt``,
+scripts write: ``NODE-<node>/{lspci,lsmod,ibstat,ibv_devinfo,roce,topo}.txt``, ``<rdma test>.txt``,
 ``<nccl test>/nccl.log``, ``asbuilt/...`` named by the manifest; folders that no test id
 names (``servers/``, ``summary/``) are ignored. A test with no file is ``missing``; a file that
 cannot be parsed makes its test ``error`` (the message names file and line), and grading goes
