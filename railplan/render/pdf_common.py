@@ -235,10 +235,17 @@ def para(text: str, style: str = "body") -> Paragraph:
     return Paragraph(text, STYLES[style])
 
 
-def fit_size(c: Any, text: str, font: str, size: float, width: float) -> float:
-    """The largest font size (down to 4 pt, in 0.25 pt steps) at which ``text`` fits ``width``."""
+#: the smallest text on an A4 or Letter page a technician reads (label stock has its own floor)
+MIN_PAGE_PT = 6.0
+
+
+def fit_size(
+    c: Any, text: str, font: str, size: float, width: float, floor: float = MIN_PAGE_PT
+) -> float:
+    """The largest font size (down to ``floor``, in 0.25 pt steps) at which ``text`` fits
+    ``width``; at the floor it may still not fit (clip it with ``clip``)."""
     if len(text) * size <= width:  # no glyph of these fonts is wider than 1 em: it fits
         return size
-    while size > 4 and c.stringWidth(text, font, size) > width:
+    while size > floor and c.stringWidth(text, font, size) > width:
         size -= 0.25
     return size

@@ -18,7 +18,9 @@ from reportlab.platypus import (
     NextPageTemplate,
     PageBreak,
     PageTemplate,
+    Spacer,
 )
+from reportlab.platypus.doctemplate import ActionFlowable
 
 from railplan.render.pdf_common import (
     BOLD,
@@ -48,6 +50,8 @@ class DocInfo:
 
 
 TOTAL_FORM = "railplanPageTotal"
+#: flowables that put nothing of a section's content on the page
+_FURNITURE = (SectionMark, ActionFlowable, Spacer)  # CondPageBreak is a Spacer
 
 
 class _NumberedCanvas(rl_canvas.Canvas):
@@ -92,7 +96,8 @@ class Document(BaseDocTemplate):
         self.info = info
         self.section = ""
         self.subsection = ""
-        self._page_first_sub = ""
+        self._page_subs: list[str] = []
+        self._page_drawn = False
         self.progress = progress
         self.pages_done = 0
         templates = []
@@ -130,18 +135,26 @@ class Document(BaseDocTemplate):
         if isinstance(flowable, SectionMark):
             if flowable.level == 0:
                 self.section, self.subsection = flowable.title, ""
+                self._page_subs = [] if not self._page_drawn else self._page_subs
             else:
                 self.subsection = flowable.title
+                # a subsection opening at the top of the page replaces the one carried over
+                self._page_subs = [*(self._page_subs if self._page_drawn else []), flowable.title]
+        elif not isinstance(flowable, _FURNITURE):
+            self._page_drawn = True
 
     def _page_start(self, c: Any, doc: Any) -> None:
-        self._page_first_sub = self.subsection
+        # the subsection open at the end of the last page goes on only if its content does
+        self._page_subs = [self.subsection] if self.subsection else []
+        self._page_drawn = False
 
     def _running_title(self) -> str:
-        """Section, and the subsections this page holds (``Rack R0101 to Rack R0102``)."""
-        first, last = self._page_first_sub, self.subsection
-        if not last:
+        """Section, and the subsections whose content this page holds (``Rack R0101 to Rack
+        R0102``): one opened at the top of the page replaces the one before it."""
+        subs = self._page_subs
+        if not subs:
             return self.section
-        sub = last if not first or first == last else f"{first} to {last}"
+        sub = subs[0] if len(subs) == 1 else f"{subs[0]} to {subs[-1]}"
         return f"{self.section}: {sub}"
 
     def _decorate(self, c: Any, doc: Any) -> None:

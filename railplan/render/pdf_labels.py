@@ -14,6 +14,18 @@ from railplan.render import pdf_common as pc
 from railplan.render.pdf_common import Progress
 from railplan.render.sheet_rows import CableRow, cable_rows
 
+#: the smallest text on a label, as on the sheets; a label's own text that cannot fit at it
+#: (a long device name) goes down to LABEL_LAST_PT rather than being cut off the label
+LABEL_MIN_PT = 6.0
+LABEL_LAST_PT = 4.0
+
+
+def _fit(c: Any, text: str, font: str, size: float, width: float) -> float:
+    fitted = pc.fit_size(c, text, font, size, width, floor=LABEL_MIN_PT)
+    if c.stringWidth(text, font, fitted) <= width:
+        return fitted
+    return pc.fit_size(c, text, font, fitted, width, floor=LABEL_LAST_PT)
+
 
 @dataclass(frozen=True)
 class LabelGrid:
@@ -90,7 +102,7 @@ def _label(c: Any, x: float, y: float, w: float, h: float, row: CableRow, end: s
     c.setLineWidth(0.3)
     c.rect(x, y, w, h, stroke=1, fill=0)
     inner = w - 2 * pad
-    size = pc.fit_size(c, text, pc.BOLD, 8.5, inner)
+    size = _fit(c, text, pc.BOLD, 8.5, inner)
     c.setFillColor(pc.INK)
     c.setFont(pc.BOLD, size)
     c.drawString(x + pad, y + h - pad - size, text)
@@ -99,7 +111,7 @@ def _label(c: Any, x: float, y: float, w: float, h: float, row: CableRow, end: s
         x + pad, y + h - pad - size - 7.5, f"{end} end of {row.item}  {here.device} {here.port}"
     )
     to = f"to {other}"
-    c.setFont(pc.FONT, pc.fit_size(c, to, pc.FONT, 6, inner))
+    c.setFont(pc.FONT, _fit(c, to, pc.FONT, 6, inner))
     c.drawString(x + pad, y + h - pad - size - 14.5, to)
     if row.colour:
         form = f"railplanLabelSwatch_{row.colour}"
@@ -112,6 +124,6 @@ def _label(c: Any, x: float, y: float, w: float, h: float, row: CableRow, end: s
         c.translate(x + pad, y + pad)
         c.doForm(form)
         c.restoreState()
-    c.setFont(pc.FONT, 5.5)
+    c.setFont(pc.FONT, LABEL_MIN_PT)
     c.setFillColor(pc.INK)
     c.drawString(x + pad + 3.6 * mm, y + pad + 0.6, f"{row.colour}  {row.length} m")

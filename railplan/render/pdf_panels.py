@@ -44,7 +44,7 @@ def panel_port_maps(design: Design, frame: tuple[float, float]) -> list[Flowable
     """The port map of every patch panel, rack by rack (empty when there is no fibre plant)."""
     if not design.panels:
         return []
-    w, h = frame
+    w, _ = frame
     widths = [w * r / sum(REL) for r in REL]
     cables = {c.link_id: c.id for c in design.cables}
     sides = _sides(design)
@@ -84,5 +84,9 @@ def panel_port_maps(design: Design, frame: tuple[float, float]) -> list[Flowable
         story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Panel {panel.id}", f"pnl-{panel.id}", level=1))
         story.append(title)
-        story.extend(ptab.paged_tables(HEADER, pc.clip_rows(rows, widths), widths, h - 12 * mm))
+        story.extend(
+            ptab.paged_tables(
+                HEADER, pc.clip_rows(rows, widths), widths, caption=f"Panel {panel.id}"
+            )
+        )
     return story

@@ -174,35 +174,37 @@ class RackRow(Flowable):
             c.rect(x, base, col_w, rack.height_u * u_h, stroke=1, fill=0)
             c.setLineWidth(0.15)
             c.setStrokeColor(pc.RULE)
-            c.setFont(pc.FONT, 4.5)
+            c.setFont(pc.FONT, pc.MIN_PAGE_PT)
             for u in range(1, rack.height_u + 1):
                 y = base + (u - 1) * u_h
                 c.line(x, y, x + col_w, y)
                 if u % 5 == 0 or u == 1:
                     c.setFillColor(pc.GREY)
-                    c.drawRightString(x - 0.6 * mm, y + u_h * 0.25, str(u))
+                    c.drawRightString(x - 0.6 * mm, y + u_h * 0.5 - 2, str(u))
             for p in self.placed.get(rack.id, []):
-                y = base + (p.u - 1) * u_h
-                h = p.height_u * u_h
-                sw = self.switches.get(p.device)
-                c.setFillColor(pc.SHADE if sw is None else pc.colors.HexColor("#d5dbe6"))
-                c.setStrokeColor(pc.INK)
-                c.setLineWidth(0.5)
-                c.rect(x + 0.4, y + 0.3, col_w - 0.8, h - 0.6, stroke=1, fill=1)
-                c.setFillColor(pc.INK)
-                size = min(6.0, max(3.8, h * 0.55))
-                c.setFont(pc.BOLD if sw is None else pc.FONT, size)
-                label = p.device if sw is None else f"{p.device} ({sw.model})"
-                while c.stringWidth(label, c._fontname, size) > col_w - 1.5 and len(label) > 4:
-                    label = label[:-2]
-                c.drawCentredString(x + col_w / 2, y + h / 2 - size * 0.35, label)
-                if sw is None and h > 10:
-                    c.setFont(pc.FONT, 4.5)
-                    c.drawCentredString(
-                        x + col_w / 2,
-                        y + h / 2 - size * 0.35 - 5.5,
-                        f"U{p.u}-U{p.u + p.height_u - 1}",
-                    )
+                self._device(c, x, base + (p.u - 1) * u_h, col_w, p.height_u * u_h, p)
+
+    def _device(self, c: Any, x: float, y: float, w: float, h: float, p: Any) -> None:
+        """A device's box: its name, its model (switches) or U range (nodes) when they fit."""
+        sw = self.switches.get(p.device)
+        c.setFillColor(pc.SHADE if sw is None else pc.colors.HexColor("#d5dbe6"))
+        c.setStrokeColor(pc.INK)
+        c.setLineWidth(0.5)
+        c.rect(x + 0.4, y + 0.3, w - 0.8, h - 0.6, stroke=1, fill=1)
+        c.setFillColor(pc.INK)
+        font = pc.BOLD if sw is None else pc.FONT
+        size = max(pc.MIN_PAGE_PT, min(7.0, h * 0.55))
+        second = f"({sw.model})" if sw is not None else f"U{p.u}-U{p.u + p.height_u - 1}"
+        one_line = f"{p.device} {second}" if sw is not None else p.device
+        lines = [one_line]
+        if sw is None or c.stringWidth(one_line, font, size) > w - 2:
+            lines = [p.device, second]
+        if h < (size + 1) * len(lines) + 1:
+            lines = lines[:1]  # a low box: its name only
+        top = y + h / 2 + (len(lines) - 1) * (size + 1) / 2 - size * 0.35
+        for i, text in enumerate(lines):
+            c.setFont(font if i == 0 else pc.FONT, size)
+            c.drawCentredString(x + w / 2, top - i * (size + 1), pc.clip(text, w + 3, font, size))
 
 
 def _elevations(design: Design, frame: tuple[float, float]) -> list[Flowable]:
@@ -251,7 +253,7 @@ def _orderable(bom: Bom | None) -> dict[tuple[str, float | None], str]:
 def _cable_tables(
     design: Design, rows: list[CableRow], frame: tuple[float, float], bom: Bom | None = None
 ) -> list[Flowable]:
-    w, h = frame
+    w, _ = frame
     pn = _orderable(bom)
 
     def part(r: CableRow) -> str:
@@ -289,7 +291,7 @@ def _cable_tables(
         title = para(
             f"Rack {esc(rack)}: {items_here} physical cable(s), {len(items)} link(s)", "h2"
         )
-        tables = ptab.paged_tables(header, table, widths, h - 12 * mm)
+        tables = ptab.paged_tables(header, table, widths, caption=f"Rack {rack}")
         story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Rack {rack}", f"rack-{rack}", level=1))
         story.append(title)
@@ -298,7 +300,7 @@ def _cable_tables(
 
 
 def _port_maps(design: Design, rows: list[CableRow], frame: tuple[float, float]) -> list[Flowable]:
-    w, h = frame
+    w, _ = frame
     header = ["Port", "Cable", "Far device", "Far port", "Far rack / U", "Cable part",
               "Optic here", "m", "Label here", "Colour", ""]  # fmt: skip
     rel = [12, 14, 28, 13, 18, 40, 28, 8, 40, 18, 5]
@@ -329,7 +331,7 @@ def _port_maps(design: Design, rows: list[CableRow], frame: tuple[float, float])
             "h2",
         )
         body = pc.clip_rows([row for _, row in items], widths)
-        tables = ptab.paged_tables(header, body, widths, h - 12 * mm)
+        tables = ptab.paged_tables(header, body, widths, caption=f"Switch {sw.id}")
         story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Switch {sw.id}", f"sw-{sw.id}", level=1))
         story.append(title)

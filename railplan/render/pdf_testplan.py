@@ -1,8 +1,8 @@
 """Test plan PDF: cover with coverage, then one section per acceptance step with fill-in tables.
 
 Every row carries the expected value, the pass rule and a blank for the measured value; the
-reasons behind the numbers are printed once per section as numbered notes ([1], [2], ...)
-that the rows refer to, so that a 2,000-pair plan stays readable.
+reasons behind the numbers are printed once per section, above its table, as numbered notes
+([1], [2], ...) that the rows refer to, so that a 2,000-pair plan stays readable.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
 from reportlab.platypus import Flowable, KeepTogether, PageBreak, Paragraph, Spacer
 
@@ -45,7 +46,9 @@ class _Notes:
         out: list[Flowable] = [para("Why these numbers", "h2")]
         for reason, n in self.items.items():
             out.append(para(f"[{n}] {esc(reason)}", "small"))
-        return out
+        # above the table that cites them: the heading never ends a page alone and the notes
+        # never open a near-empty page after the table
+        return [KeepTogether(out), Spacer(1, 2 * mm)]
 
 
 def _cover(plan: TestPlan, width: float) -> list[Flowable]:
@@ -103,15 +106,62 @@ def _cover(plan: TestPlan, width: float) -> list[Flowable]:
 
 
 def _table(
-    header: Sequence[str], rows: list[list[Any]], rel: Sequence[float], frame: tuple[float, float]
-) -> list[Flowable]:
-    w, h = frame
+    header: Sequence[str], rows: list[list[Any]], rel: Sequence[float], frame: tuple[float, float],
+    caption: str,
+) -> list[Flowable]:  # fmt: skip
+    w, _ = frame
     widths = [w * r / sum(rel) for r in rel]
-    return ptab.paged_tables(header, pc.clip_rows(rows, widths), widths, h - 14 * mm)
+    return ptab.paged_tables(header, pc.clip_rows(rows, widths), widths, caption=caption)
 
 
-def _commands(lines: Sequence[str]) -> list[Flowable]:
-    return [*(Paragraph(esc(line), STYLES["mono"]) for line in lines), Spacer(1, 2.5 * mm)]
+#: command lines set tighter when that keeps a section's last commands off a page of their own
+_TIGHT_MONO = ParagraphStyle("mono-tight", parent=STYLES["mono"], leading=8.2)
+
+
+def _commands(lines: Sequence[str], title: str = "", tight: bool = False) -> list[Flowable]:
+    """Command lines in monospace; ``title`` (a test id) heads the first line, in bold."""
+    head = f"<b>{esc(title)}</b>  " if title else ""
+    style = _TIGHT_MONO if tight else STYLES["mono"]
+    paras = [Paragraph((head if i == 0 else "") + esc(line), style)
+             for i, line in enumerate(lines)]  # fmt: skip
+    return [*paras, Spacer(1, (0.8 if tight else 2.5) * mm)]
+
+
+class _FitOrFlow(Flowable):
+    """Groups of flowables (each kept together) that go on the page as they are when they fit,
+    set tighter (the ``tight`` groups) when that fits the rest of the page, and flow on to the
+    next page group by group otherwise: a section's last few lines never open a page of their
+    own when a little less spacing keeps them on this one."""
+
+    def __init__(self, normal: list[list[Flowable]], tight: list[list[Flowable]]) -> None:
+        super().__init__()
+        self.normal = normal
+        self.tight = tight
+
+    @staticmethod
+    def _height(groups: list[list[Flowable]], aw: float) -> float:
+        return sum(f.wrap(aw, 1e9)[1] + f.getSpaceBefore() + f.getSpaceAfter()
+                   for g in groups for f in g)  # fmt: skip
+
+    def wrap(self, aw: float, ah: float) -> tuple[float, float]:
+        self.width, self.height = aw, self._height(self.normal, aw)
+        return self.width, self.height
+
+    def split(self, aw: float, ah: float) -> list[Flowable]:
+        slack = 2 * mm
+        if self._height(self.tight, aw) <= ah - slack:
+            return [f for g in self.tight for f in g]
+        if self._height(self.normal[:1], aw) > ah - slack:
+            return []  # not even the first group fits: the frame moves on to the next page
+        return [*self.normal[0], *(KeepTogether(g) for g in self.normal[1:])]
+
+    def draw(self) -> None:
+        y = self.height
+        for f in (f for g in self.normal for f in g):
+            _, h = f.wrap(self.width, 1e9)
+            y -= h + f.getSpaceBefore()
+            f.drawOn(self.canv, 0, y)
+            y -= f.getSpaceAfter()
 
 
 def _intro(section: Section, number: int) -> list[Flowable]:
@@ -131,12 +181,12 @@ def _node_section(section: Section, number: int, frame: tuple[float, float]) -> 
     story += _commands(first.command)
     story.append(para("Checks", "h2"))
     rows = [[ch.metric, _rule(ch) + f" {ch.unit}", ch.reason] for ch in first.checks]
-    story += _table(["Metric", "Pass", "Why"], rows, [22, 14, 90], frame)
+    story += _table(["Metric", "Pass", "Why"], rows, [22, 14, 90], frame, f"{number}. Checks")
     story.append(para("Nodes", "h2"))
     header = ["Test", "Node", *[ch.metric for ch in first.checks], "Pass"]
     rel = [24, 14, *[11] * len(first.checks), 6]
     rows = [[t.id, t.nodes[0], *[""] * len(first.checks), CHECKBOX] for t in section.tests]
-    story += _table(header, rows, rel, frame)
+    story += _table(header, rows, rel, frame, f"{number}. Nodes")
     return story
 
 
@@ -152,7 +202,8 @@ def _cabling_section(section: Section, number: int, frame: tuple[float, float]) 
         cables = [r.split("@")[0] for r in t.refs]
         span = f"{cables[0]} .. {cables[-1]}" if cables else "-"
         rows.append([t.id, t.id[4:], str(len(t.refs)), span, "", "", "", "", "", CHECKBOX])
-    story += _table(header, rows, [34, 28, 8, 30, 10, 10, 10, 10, 10, 6], frame)
+    story += _table(header, rows, [34, 28, 8, 30, 10, 10, 10, 10, 10, 6], frame,
+                    f"{number}. {section.title}")  # fmt: skip
     return story
 
 
@@ -179,8 +230,9 @@ def _rdma_section(section: Section, number: int, frame: tuple[float, float]) -> 
     header = ["Test", "Client (sends)", "Server", "Tool", "Expected", "Pass", "Measured",
               "Why", ""]  # fmt: skip
     rows = _fill_rows(section.tests, notes, ends)
-    story += _table(header, rows, [36, 24, 24, 8, 16, 13, 16, 7, 5], frame)
     story += notes.flowables()
+    story += _table(header, rows, [36, 24, 24, 8, 16, 13, 16, 7, 5], frame,
+                    f"{number}. {section.title}")  # fmt: skip
     return story
 
 
@@ -212,8 +264,9 @@ def _pairs_section(
     header = ["Test", "Round", "Node A", "Node B", "Link groups", "Expected avg busbw",
               "Pass", "Measured", "Why", ""]  # fmt: skip
     rows = _fill_rows(section.tests, notes, ends)
-    story += _table(header, rows, [18, 9, 18, 18, 12, 20, 14, 16, 7, 5], frame)
     story += notes.flowables()
+    story += _table(header, rows, [18, 9, 18, 18, 12, 20, 14, 16, 7, 5], frame,
+                    f"{number}. {section.title}")  # fmt: skip
     return story
 
 
@@ -230,11 +283,13 @@ def _nccl_section(section: Section, number: int, frame: tuple[float, float]) -> 
     header = ["Test", "Collective", "Nodes", "Environment", "Expected avg busbw",
               "Pass", "Measured", "Why", ""]  # fmt: skip
     rows = _fill_rows(section.tests, notes, ends)
-    story += _table(header, rows, [30, 14, 34, 40, 20, 14, 16, 7, 5], frame)
-    story.append(para("Commands", "h2"))
-    for t in section.tests:
-        story.append(KeepTogether([para(f"<b>{esc(t.id)}</b>", "small"), *_commands(t.command)]))
     story += notes.flowables()
+    story += _table(header, rows, [30, 14, 34, 40, 20, 14, 16, 7, 5], frame,
+                    f"{number}. {section.title}")  # fmt: skip
+    head = para("Commands", "h2")
+    normal = [_commands(t.command, t.id) for t in section.tests]
+    tight = [_commands(t.command, t.id, tight=True) for t in section.tests]
+    story.append(_FitOrFlow([[head, *normal[0]], *normal[1:]], [[head, *tight[0]], *tight[1:]]))
     return story
 
 
