@@ -16,7 +16,7 @@ from railplan.catalog import load_catalog
 from railplan.physical.bom import bom
 from railplan.render.pdf_common import MIN_PAGE_PT
 from railplan.render.pdf_labels import LABEL_MIN_PT, render_labels
-from railplan.render.pdf_sheets import render_sheets
+from railplan.render.pdf_sheets import PLACEHOLDER, render_sheets
 from railplan.render.pdf_tables import MIN_PIECE, MIN_ROW_H, ROW_H, RowsTable
 from railplan.render.pdf_testplan import render_testplan
 from tests.test_testplan import cabled, example_plan
@@ -201,3 +201,30 @@ def test_labels_have_no_text_below_6pt(name: str) -> None:
     reader = PdfReader(io.BytesIO(pdfs(name)["labels"]))
     smallest = min(s for i in range(len(reader.pages)) for s, _ in page_strings(reader, i))
     assert smallest >= LABEL_MIN_PT == 6
+
+
+# -- the bill: whole descriptions, placeholder part numbers marked ----------------------------
+
+
+def test_bom_prints_whole_descriptions_and_marks_family_numbers() -> None:
+    design = cabled("h100-1k")
+    b = bom(design, load_catalog())
+    reader = PdfReader(io.BytesIO(pdfs("h100-1k")["sheets"]))
+    last = " ".join(page_texts(pdfs("h100-1k")["sheets"])[-1].split())
+    assert len(reader.pages) and "Bill of materials" in last
+    for ln in b.lines:
+        assert " ".join(ln.description.split()) in last  # wrapped in its cell, never cut
+    open_length = [ln for ln in b.lines if ln.part_number and PLACEHOLDER.search(ln.part_number)]
+    assert open_length  # MCA7J60-N00x: the family number, no verified per-length number
+    assert last.count("order by length") == len(open_length)
+    tables = "\n".join(page_texts(pdfs("h100-1k")["sheets"])[:-1])  # cable tables, port maps
+    assert not any(str(ln.part_number) in tables for ln in open_length)
+
+
+def test_catalog_sources_name_public_documents() -> None:
+    """Handouts print catalog sources: none cites a working file ("seed 000") users cannot open."""
+    from pathlib import Path
+
+    for path in sorted((Path(__file__).parents[1] / "catalogs").glob("*.yaml")):
+        text = path.read_text()
+        assert not re.search(r"\bseed\s*\d", text, re.I), path.name

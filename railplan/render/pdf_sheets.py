@@ -9,12 +9,13 @@ separate PDF because they print on label stock.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 from reportlab.lib.units import mm
-from reportlab.platypus import CondPageBreak, Flowable, PageBreak, Spacer
+from reportlab.platypus import CondPageBreak, Flowable, PageBreak, Paragraph, Spacer, Table
 
 from railplan.design import Design, Switch
 from railplan.physical.bom import Bom
@@ -236,7 +237,14 @@ def _rack_key(design: Design) -> dict[str, tuple[int, int, str]]:
 
 
 def _optics(a: str, b: str) -> str:
-    return "-" if a == b == "-" else f"{a} / {b}"
+    if a == b:
+        return a if a == "-" else f"{a} (both)"
+    return f"{a} / {b}"
+
+
+#: a family number with the length left open (``MCP4Y10-N00x``, ``MCA4J80-N00x-FTF``): not a
+#: number one can order; the bill says "order by length" beside it
+PLACEHOLDER = re.compile(r"\d[xX](?=-|$)")
 
 
 def _orderable(bom: Bom | None) -> dict[tuple[str, float | None], str]:
@@ -245,7 +253,7 @@ def _orderable(bom: Bom | None) -> dict[tuple[str, float | None], str]:
         return {}
     out: dict[tuple[str, float | None], str] = {}
     for ln in bom.lines:
-        if ln.part_number and "x" not in ln.part_number[-4:].lower():
+        if ln.part_number and not PLACEHOLDER.search(ln.part_number):
             out[(ln.part, ln.length_m)] = ln.part_number
     return out
 
@@ -340,7 +348,7 @@ def _port_maps(design: Design, rows: list[CableRow], frame: tuple[float, float])
 
 
 def _bom_section(bom: Bom | None, frame: tuple[float, float]) -> list[Flowable]:
-    w, h = frame
+    w, _ = frame
     story: list[Flowable] = [pc.SectionMark("Bill of materials", "bom"),
                              para("Bill of materials", "h1")]  # fmt: skip
     if bom is None:
@@ -350,8 +358,15 @@ def _bom_section(bom: Bom | None, frame: tuple[float, float]) -> list[Flowable]:
               "Total $", "Unit W", "Total W"]  # fmt: skip
     rel = [30, 14, 80, 26, 12, 12, 15, 20, 12, 16]
     widths = [w * r / sum(rel) for r in rel]
-    rows = [
-        [ln.part, ln.kind, ln.description[:70], ln.part_number or "-",
+    cell = pc.STYLES["cell"]
+
+    def number(pn: str | None) -> Any:
+        if pn and PLACEHOLDER.search(pn):
+            return Paragraph(f"{esc(pn)}<br/><i>order by length</i>", cell)
+        return pn or "-"
+
+    rows: list[list[Any]] = [
+        [ln.part, ln.kind, Paragraph(esc(ln.description), cell), number(ln.part_number),
          f"{ln.length_m:g} m" if ln.length_m is not None else "", f"{ln.count:,}",
          f"{ln.unit_price_usd:,.0f}", f"{ln.total_usd:,.0f}", f"{ln.unit_power_w:g}",
          f"{ln.total_power_w:,.0f}"]
@@ -363,7 +378,10 @@ def _bom_section(bom: Bom | None, frame: tuple[float, float]) -> list[Flowable]:
                  f"{t.power_w:,.0f}"])  # fmt: skip
     right = [("ALIGN", (5, 0), (-1, -1), "RIGHT"), ("FONT", (0, -1), (-1, -1), pc.BOLD, 7),
              ("LINEABOVE", (0, -1), (-1, -1), 0.8, pc.INK)]  # fmt: skip
-    story.extend(ptab.paged_tables(header, rows, widths, h - 12 * mm, extra=right))
+    # rows as tall as their wrapped description: reportlab's own Table, its header repeated
+    table = Table([header, *pc.clip_rows(rows, widths)], colWidths=widths, repeatRows=1)
+    table.setStyle(ptab.grid_style(1, right))
+    story.append(table)
     story.append(Spacer(1, 3 * mm))
     story.append(para("Sources of prices and power figures:", "h2"))
     for ln in bom.lines:
