@@ -20,7 +20,10 @@ import typer
 try:  # typer >= 0.20 vendors click as typer._click
     from typer._click.exceptions import ClickException, UsageError
 except ImportError:  # pragma: no cover - older typer uses click itself
-    from click.exceptions import ClickException, UsageError  # type: ignore[assignment]
+    from click.exceptions import (  # type: ignore[no-redef, assignment, import-not-found, unused-ignore]
+        ClickException,
+        UsageError,
+    )
 
 from railplan.errors import RailplanError
 from railplan.render.atomic import discard_temporaries
