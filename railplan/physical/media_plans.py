@@ -26,6 +26,7 @@ from railplan.physical.media_types import (
     catalog_index,
     kind_rank,
     part_rank,
+    shared_interfaces,
 )
 from railplan.physical.plant_plans import plant_plans, plant_price, run_cost
 
@@ -130,11 +131,8 @@ def _optical_plans(
     idx: CatalogIndex, comp: Component, per_cage: Sequence[list[Transceiver]]
 ) -> list[Plan]:
     """A module per cage on one interface, with fibre cords between their connectors."""
-    if any(not c for c in per_cage):
-        return []
-    interfaces = set.intersection(*({t.interface for t in c} for c in per_cage))
     out = []
-    for iface in sorted(interfaces):
+    for iface in shared_interfaces(per_cage):
         lists = [[t for t in c if t.interface == iface] for c in per_cage]
         if math.prod(len(x) for x in lists) > MAX_COMBINATIONS:
             lists = [[next((t for t in x if t.ports_per_connector == 1), x[0])] for x in lists]

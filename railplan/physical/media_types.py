@@ -133,6 +133,13 @@ class Priced:
         )
 
 
+def shared_interfaces(per_cage: Sequence[Sequence[Transceiver]]) -> list[str]:
+    """The interfaces a module in every cage can run, sorted; none if a cage takes no module."""
+    if not per_cage or any(not c for c in per_cage):
+        return []
+    return sorted(set.intersection(*({t.interface for t in c} for c in per_cage)))
+
+
 def kind_rank(kind: str) -> int:
     return KIND_ORDER.index(kind) if kind in KIND_ORDER else len(KIND_ORDER)
 

@@ -15,7 +15,14 @@ import math
 from collections.abc import Sequence
 
 from railplan.catalog import Cable, Cassette, Panel, Transceiver
-from railplan.physical.media_types import CatalogIndex, Component, Plan, PlantParts, part_rank
+from railplan.physical.media_types import (
+    CatalogIndex,
+    Component,
+    Plan,
+    PlantParts,
+    part_rank,
+    shared_interfaces,
+)
 
 #: metres from a module to the panel in its own rack the fan-out parts are priced at (the
 #: layout measures the real run: port height to panel height plus slack)
@@ -155,11 +162,8 @@ def plant_plans(
     idx: CatalogIndex, comp: Component, per_cage: Sequence[list[Transceiver]]
 ) -> list[Plan]:
     """One plant plan per interface every cage can run: the cheapest module of it in each cage."""
-    if any(not c for c in per_cage):
-        return []
-    interfaces = set.intersection(*({t.interface for t in c} for c in per_cage))
     out = []
-    for iface in sorted(interfaces):
+    for iface in shared_interfaces(per_cage):
         mods = [next(t for t in c if t.interface == iface) for c in per_cage]
         built = plant_parts(idx, comp, mods)
         if built is None:
