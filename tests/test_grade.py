@@ -472,6 +472,10 @@ def scripted_results(design: Design, folder: Path, slow_node: str, bad_link: str
             (folder / "servers" / f"{test.id}.log").write_text(text)
         elif test.kind == "cabling":
             continue
+        elif test.kind == "linkq":
+            from tests.test_linkq import write_linkq_results
+
+            write_linkq_results(design, test, folder)
         else:  # pair tests and NCCL collectives
             crosses = len(nodes) == 2 and bad_link in link_sets(design, nodes[0], nodes[1])[1]
             slow = slow_node in nodes or crosses

@@ -106,6 +106,18 @@ printf '\\nNIC Legend:\\n\\n'
 for k in 0 1 2 3 4 5 6 7; do printf '  NIC%s: mlx5_%s\\n' $k $k; done
 """,
     "mlnx_qos": "#!/bin/sh\necho 'enabled 0 0 0 1 0 0 0 0'\n",
+    # a clean port: no uncorrectable symbol, a few corrected bits (mlx5 counter names)
+    "ethtool": """#!/bin/sh
+[ "$1" = -S ] || { echo "Active FEC encoding: RS"; exit 0; }
+printf 'NIC statistics:\\n     rx_crc_errors_phy: 0\\n     rx_pcs_symbol_err_phy: 0\\n'
+printf '     rx_corrected_bits_phy: 1200\\n'
+""",
+    # SONiC show interfaces counters fec-stats with no uncorrectable codeword
+    "show": """#!/bin/sh
+echo '    IFACE    STATE    FEC_CORR    FEC_UNCORR    FEC_SYMBOL_ERR'
+echo '---------  -------  ----------  ------------  ----------------'
+echo 'Ethernet0        U     130,402             0                 0'
+""",
     "timeout": '#!/bin/sh\nshift\nexec "$@"\n',
     "ib_write_bw": """#!/bin/sh
 for a in "$@"; do last=$a; done
@@ -160,9 +172,17 @@ def test_run_against_stand_in_tools_and_grade(tmp_path: Path) -> None:
         "RESULTS": str(results),
         "SERVER_WAIT": "0",
     }
-    for step in ("00_node_checks.sh", "20_rdma.sh", "30_pairs.sh", "40_nccl.sh"):
-        done = subprocess.run([str(folder / step)], env=env, capture_output=True, text=True)
+    env["LQ_TMP"] = str(tmp_path / "lq")
+    steps = ("00_node_checks.sh", "50_link_quality.sh start", "20_rdma.sh", "30_pairs.sh",
+             "40_nccl.sh", "50_link_quality.sh finish")  # fmt: skip
+    for step in steps:
+        script, *args = step.split()
+        done = subprocess.run(
+            [str(folder / script), *args], env=env, capture_output=True, text=True
+        )
         assert done.returncode == 0, f"{step}: {done.stderr[-2000:]}"
+        for stamp in [*tmp_path.rglob("start.epoch")] if step.endswith("start") else []:
+            stamp.write_text(f"{int(stamp.read_text()) - 3600}\n")  # the soak, without the wait
     verdicts = (results / "summary" / "verdicts.txt").read_text()
     assert "PAIR-0001" in verdicts and "BW-same-leaf-nic7" in verdicts
     tp = example_plan(name)

@@ -289,7 +289,14 @@ def test_yaml_and_json_hold_the_same_plan() -> None:
     data = plan_to_dict(tp)
     assert json.loads(plan_to_json(tp)) == data
     assert yaml.safe_load(plan_to_yaml(tp)) == data
-    assert [s["key"] for s in data["sections"]] == ["node", "cabling", "rdma", "pairs", "nccl"]
+    assert [s["key"] for s in data["sections"]] == [
+        "node",
+        "cabling",
+        "linkq",
+        "rdma",
+        "pairs",
+        "nccl",
+    ]
     assert len(data["expectations"]) == sum(len(t.checks) for t in tp.tests())
 
 

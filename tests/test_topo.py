@@ -97,3 +97,31 @@ def test_grade_fails_a_nic_on_the_wrong_socket_naming_it(tmp_path: Path) -> None
     assert (ok.status, ok.measured) == ("pass", 8.0)
     assert (bad.status, bad.measured) == ("fail", 7.0)
     assert "mlx5_3 is SYS from GPU3: on the other socket" in bad.detail
+
+
+def test_grade_uses_the_plans_device_names_not_the_defaults(tmp_path: Path) -> None:
+    """testplan --devices ibp0..ibp7: the node check looks those names up in the matrix, from
+    the plan's expectations and from grade's own default plan given the same devices."""
+    from railplan.catalog import load_catalog
+    from railplan.testplan import TestPlanOptions, build_testplan
+
+    name = "seed000-2node"
+    design = cabled(name)
+    names = tuple(f"ibp{k}" for k in range(8))
+    plan = build_testplan(design, load_catalog(), TestPlanOptions(devices=names))
+    exps = [e for e in expectations(plan) if e.metric == "nics_near_gpu"]
+    assert all(e.devices == names for e in exps)
+    matrix = topo_text(8, 8).replace("mlx5_", "ibp")
+    for exp in exps:
+        (tmp_path / exp.test_id).mkdir()
+        (tmp_path / exp.test_id / "topo.txt").write_text(matrix)
+    report = grade(design, exps, tmp_path)
+    assert [(r.status, r.measured) for r in report.results] == [("pass", 8.0)] * 2
+    only_topo = {e.test_id for e in exps}
+    default = grade(design, None, tmp_path, devices=names)
+    mine = [r for r in default.results if r.metric == "nics_near_gpu" and r.test_id in only_topo]
+    assert [(r.status, r.measured) for r in mine] == [("pass", 8.0)] * 2
+    # without the names, the defaults (mlx5_k) are not in this matrix: every NIC is missing
+    plain = grade(design, None, tmp_path)
+    missed = [r for r in plain.results if r.metric == "nics_near_gpu"]
+    assert [r.status for r in missed] == ["fail"] * 2 and "mlx5_0" in missed[0].detail

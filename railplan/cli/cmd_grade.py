@@ -25,16 +25,25 @@ def grade_cmd(
         typer.Option("--expectations", help="Expectations JSON/YAML (default: the plan's own)."),
     ] = None,
     names: NamesPath = None,
+    devices: Annotated[
+        Optional[str],  # noqa: UP045 - typer needs a runtime type
+        typer.Option(
+            "--devices",
+            help="RDMA device per node port, as given to testplan --devices (default mlx5_<port>).",
+        ),
+    ] = None,
     json_out: JsonFlag = False,
     report: ReportPath = None,
 ) -> None:
     """Grade test results against the plan's thresholds; exit 1 when a test fails."""
+    from railplan.cli.common import device_names
     from railplan.cli.show import print_table, rows_table
     from railplan.field.grade import grade, load_expectations
 
+    rdma_devices = device_names(devices)
     design = src.built().design
     wanted = load_expectations(expectations) if expectations is not None else None
-    result = grade(design, wanted, results, names=names)
+    result = grade(design, wanted, results, names=names, devices=rdma_devices)
     emit_report(result, json_out, report)
     if not json_out:
         rows = [row for row in result.summary_rows() if row[-1] != "pass"]

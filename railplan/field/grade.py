@@ -36,6 +36,11 @@ Metrics (``METRICS``), the output each is read from, and its unit:
   design's port speed), ``min_rate_gbps``; ``ibv_devinfo``: ``ports_mtu`` (``target`` or 4096);
 - ``nvidia-smi topo -m`` (``topo.txt``): ``nics_near_gpu`` (back-end NICs at PIX/PXB from the
   GPU their rail pairs them with; the detail names each other NIC and its path, e.g. SYS);
+- link quality (``LQ-<id>/``: ``start.epoch``/``finish.epoch`` and ibdiagnet's
+  ``ibdiagnet2.net_dump_ext``, ``ethtool-<device>-start|finish.txt`` or SONiC
+  ``fec-stats-start|finish.txt``): ``lq_ports_over_ber`` (ports above the BER limit ``target``),
+  ``lq_ports_with_errors`` (ports whose uncorrectable-error counters grew), ``lq_soak_s``
+  (seconds between the snapshots); the detail names each bad port's cable;
 - ``roce.txt`` (one line per device, ``DEV netdev=IF gidN=TYPE pfc=0|1 ecn=0|1``, as
   railplan's node probe writes it): ``gid_roce_v2``, ``pfc_lossless``, ``ecn_enabled``;
 - LLDP / ibnetdiscover / iblinkinfo (the as-built check, scoped to one switch):
@@ -247,18 +252,21 @@ def grade(
     expectations: Sequence[Expectation] | None,
     results_dir: str | Path,
     names: str | Path | NameMap | None = None,
+    devices: tuple[str, ...] = (),
 ) -> GradeReport:
     """Grade every expectation against the outputs in ``results_dir``, then diagnose.
 
     ``names`` is the site name map the cabling checks read LLDP with (default: the manifest's
     ``names`` entry, else ``names.yaml``/``names.yml``/``names.json`` in ``results_dir``).
+    ``devices`` names the RDMA device of each node port as ``railplan testplan --devices`` did,
+    for the default plan's expectations (expectations from a plan file carry their own).
     """
     folder = Path(results_dir)
     if not folder.is_dir():
         raise FieldInputError(f"results folder {folder} does not exist")
     manifest = read_manifest(folder)
     if expectations is None:
-        expectations = _default_expectations(design, manifest, folder)
+        expectations = _default_expectations(design, manifest, folder, devices)
     found, unmatched = find_results(folder, (e.test_id for e in expectations), manifest)
     measure = Measure(design, _names(design, names, manifest, folder))
     results = [_grade_one(e, found.get(e.test_id, []), measure, folder) for e in expectations]
@@ -285,13 +293,17 @@ def _names(
 
 
 def _default_expectations(
-    design: Design, manifest: dict[str, Any], folder: Path
+    design: Design, manifest: dict[str, Any], folder: Path, devices: tuple[str, ...] = ()
 ) -> list[Expectation]:
-    """The manifest's expectations, else those of the design's default test plan."""
+    """The manifest's expectations, else those of the design's default test plan (with the
+    RDMA device names ``devices`` when given)."""
+    from railplan.testplan.model import TestPlanOptions
+
     raw = manifest.get("expectations")
     if isinstance(raw, list):
         return [expectation_from_dict(e, f"manifest: entry {i + 1}: ") for i, e in enumerate(raw)]
-    return plan_expectations(build_testplan(design, load_catalog()))
+    options = TestPlanOptions(devices=tuple(devices))
+    return plan_expectations(build_testplan(design, load_catalog(), options))
 
 
 def _grade_one(exp: Expectation, files: list[Path], measure: Measure, folder: Path) -> GradeResult:

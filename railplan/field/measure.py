@@ -26,6 +26,7 @@ class Measure:
         self.names = names
         self.cache: dict[tuple[str, Path], Any] = {}
         self.cache_devices: dict[str, tuple[str, ...]] = {}
+        self.linkq: Any = None
 
     def parsed(self, kind: str, path: Path, parse: Callable[[Path], Any]) -> Any:
         key = (kind, path)
@@ -224,15 +225,26 @@ class Measure:
         if not files:
             return None, "no nvidia-smi topo -m output (topo.txt)", "missing"
         matrix = self.parsed("topo", files[0], parse_topo_file)
-        if "devices" not in self.cache_devices:
-            # the design's RDMA devices by their default names, one per port or bonded NIC
-            names = device_names(self.design, load_catalog(), TestPlanOptions())
-            self.cache_devices["devices"] = tuple(dict.fromkeys(names))
-        devices = self.cache_devices["devices"]
+        if exp.devices:  # the plan's own names (testplan --devices), one per port or bonded NIC
+            devices = tuple(dict.fromkeys(exp.devices))
+        else:
+            if "devices" not in self.cache_devices:
+                # no names given: the design's RDMA devices by their default names
+                names = device_names(self.design, load_catalog(), TestPlanOptions())
+                self.cache_devices["devices"] = tuple(dict.fromkeys(names))
+            devices = self.cache_devices["devices"]
         faults = nic_faults(matrix, devices, self.design.shape.gpus)
         near = len(devices) - len(faults)
         detail = f"{near}/{len(devices)} NICs at PIX/PXB from their rail's GPU"
         return float(near), detail + ("; " + "; ".join(faults[:4]) if faults else ""), ""
+
+    def _m_linkq(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """Link quality: BER and error-counter growth over the soak (``railplan.field.linkq``)."""
+        from railplan.field.linkq import LinkQuality
+
+        if self.linkq is None:
+            self.linkq = LinkQuality(self.design, self.names)
+        return self.linkq(exp, files)
 
     # cabling
     def _m_cabling(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:

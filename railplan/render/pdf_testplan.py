@@ -207,6 +207,23 @@ def _cabling_section(section: Section, number: int, frame: tuple[float, float]) 
     return story
 
 
+def _linkq_section(section: Section, number: int, frame: tuple[float, float]) -> list[Flowable]:
+    """Link quality: each distinct command set once, the checks, one fill-in row per test."""
+    story = _intro(section, number)
+    for command in dict.fromkeys(t.command for t in section.tests):
+        story.append(para("Commands (start and finish)", "h2"))
+        story += _commands(command)
+    checks = list({ch.metric: ch for t in section.tests for ch in t.checks}.values())
+    reasons = {(ch.metric, ch.reason): ch for t in section.tests for ch in t.checks}
+    rows = [[ch.metric, _rule(ch) + f" {ch.unit}", ch.reason] for ch in reasons.values()]
+    story += _table(["Metric", "Pass", "Why"], rows, [22, 14, 90], frame, f"{number}. Checks")
+    header = ["Test", "Node / switch", *[ch.metric for ch in checks], "Pass"]
+    rows = [[t.id, t.nodes[0] if t.nodes else t.id[3:], *[""] * len(checks), CHECKBOX]
+            for t in section.tests]  # fmt: skip
+    story += _table(header, rows, [24, 24, *[14] * len(checks), 6], frame, f"{number}. Ports")
+    return story
+
+
 def _fill_rows(tests: Sequence[PlanTest], notes: _Notes, ends: Any) -> list[list[Any]]:
     rows = []
     for t in tests:
@@ -302,6 +319,7 @@ def testplan_story(plan: TestPlan, info: DocInfo) -> list[Flowable]:
     builders = {
         "node": lambda s, n: _node_section(s, n, land),
         "cabling": lambda s, n: _cabling_section(s, n, land),
+        "linkq": lambda s, n: _linkq_section(s, n, land),
         "rdma": lambda s, n: _rdma_section(s, n, land),
         "pairs": lambda s, n: _pairs_section(plan, s, n, land),
         "nccl": lambda s, n: _nccl_section(s, n, land),

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from railplan.design import Design
 from railplan.errors import DesignFileError
 from railplan.render.script_lib import LIB, NODE_PROBE
+from railplan.render.scripts_linkq import LINKQ, LINKQ_PROBE
 from railplan.render.scripts_slurm import (
     ON_SRUN,
     SBATCH_HEAD,
@@ -195,9 +196,12 @@ done < <(rows nccl.tsv)
 """
 
 RUN_ALL = """
-for step in 00_node_checks 10_cabling 20_rdma 30_pairs 40_nccl; do
+# the link-quality snapshots bracket the RDMA, pair and NCCL steps: they are its soak
+for step in 00_node_checks 10_cabling "50_link_quality start" 20_rdma 30_pairs 40_nccl \\
+    "50_link_quality finish"; do
   log "== $step"
-  "$HERE/$step.sh"
+  read -r -a cmd <<< "$step"
+  "$HERE/${cmd[0]}.sh" "${cmd[@]:1}"
 done
 log "verdicts in $RESULTS/summary/verdicts.txt; grade with: railplan grade <design.json> $RESULTS"
 """
@@ -247,6 +251,7 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         # bonded NICs (one device over several ports): their ibstat rate is not checked
         "RATE": shell_word(0 if bonded else int(design.shape.port_speed_gbps)),
         "MTU": shell_word(int(o.mtu)),
+        **_linkq_values(plan),
     }
     n_nodes = len(design.nodes)
     files: Files = {
@@ -290,6 +295,15 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         ((t.id, t.round, ",".join(t.nodes), _env(t), t.checks[0].threshold)
          for t in tests["pairs"]),
     )  # fmt: skip
+    files["data/linkq.tsv"] = _tsv(
+        ("test", "where", "name"),
+        (
+            (t.id, "fabric" if t.id == "LQ-FABRIC" else "node" if t.nodes else "switch",
+             t.nodes[0] if t.nodes else t.id[3:])
+            for t in tests["linkq"]
+        ),
+    )  # fmt: skip
+    files["linkq_probe.sh"] = LINKQ_PROBE
     files["data/nccl.tsv"] = _tsv(
         ("test", "binary", "hosts", "env", "threshold"),
         (
@@ -305,6 +319,8 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         "20_rdma.sh": ("Per-link RDMA: ib_write_bw / ib_write_lat per path class", ON_SSH + RDMA),
         "30_pairs.sh": ("Pair tests: two-node ring all-reduce, round by round", NCCL_RUN + PAIRS),
         "40_nccl.sh": ("NCCL collectives: all_reduce_perf and alltoall_perf", NCCL_RUN + NCCL),
+        "50_link_quality.sh": ("Link quality: counters before (start) and after (finish) the soak",
+                               ON_SSH + LINKQ),
         "run_all.sh": ("Every step in order", RUN_ALL),
     }  # fmt: skip
     for name, (title, body) in steps.items():
@@ -314,6 +330,7 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         "20_rdma": ("Per-link RDMA with srun, round by round", ON_SRUN + RDMA),
         "30_pairs": ("Pair tests with srun, round by round", SLURM_NCCL_RUN + PAIRS),
         "40_nccl": ("NCCL collectives with srun", SLURM_NCCL_RUN + NCCL),
+        "50_link_quality": ("Link quality with srun: sbatch ... start | finish", ON_SRUN + LINKQ),
     }
     for name, (title, body) in slurm.items():
         head = _fill(SBATCH_HEAD, {**values, "TITLE": title, "NAME": name})
@@ -321,6 +338,19 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
     files["slurm/submit.sh"] = SLURM_SUBMIT
     files["README.txt"] = _readme(plan)
     return files
+
+
+def _linkq_values(plan: TestPlan) -> dict[str, str]:
+    """The soak and BER limit the link-quality step judges by, from the plan's own checks."""
+    from railplan.testplan.link_quality import IB_BER_LIMIT, soak_seconds
+
+    checks = {c.metric: c for t in plan.tests() if t.kind == "linkq" for c in t.checks}
+    soak = checks["lq_soak_s"].expected if "lq_soak_s" in checks else None
+    over = checks.get("lq_ports_over_ber")
+    limit = over.target if over is not None and over.target else IB_BER_LIMIT
+    if soak is None:
+        soak = soak_seconds(IB_BER_LIMIT, plan.line_rate_gbps)
+    return {"SOAK": shell_word(int(soak)), "BERLIMIT": shell_word(f"{limit:g}")}
 
 
 def _readme(plan: TestPlan) -> str:
@@ -335,6 +365,8 @@ def _readme(plan: TestPlan) -> str:
         "  ./20_rdma.sh                 ib_write_bw / ib_write_lat per path class\n"
         "  ./30_pairs.sh                two-node ring all-reduce pairs, round by round\n"
         "  ./40_nccl.sh                 all_reduce_perf / alltoall_perf\n"
+        "  ./50_link_quality.sh start   BER/FEC/symbol counters before the soak (before 20_rdma)\n"
+        "  ./50_link_quality.sh finish  the same after it (after 40_nccl): growth judged per port\n"
         "Slurm: slurm/submit.sh submits the node, RDMA, pair and NCCL steps as dependent jobs.\n\n"
         "Settings (environment): RESULTS, NCCL_TESTS (nccl-tests build dir), MPIRUN,\n"
         "MPIRUN_ARGS, SSH. Devices and GID index are in lib.sh; change them with\n"
@@ -344,8 +376,9 @@ def _readme(plan: TestPlan) -> str:
         "Each step prints OK/FAIL per test into results/summary/verdicts.txt (the Slurm jobs too):\n"
         "every threshold of the plan is checked (port state, rate and MTU, ACS, nvidia_peermem,\n"
         "RoCE GID/PFC/ECN, ib_write_bw/lat, nccl-tests' Avg bus bandwidth, GDRDMA on every NET\n"
-        "channel), and what cannot be measured (no root for lspci, a missing tool, no output, a\n"
-        "perftest server that could not start) is a FAIL that says so. Concurrent ib_write_bw\n"
+        "channel, BER and uncorrectable-error growth over the soak), and what cannot be measured\n"
+        "(no root for lspci, a missing tool, no output, a perftest server that could not start,\n"
+        "a switch that does not answer) is a FAIL that says so. Concurrent ib_write_bw\n"
         "servers on one node use distinct -p ports (data/rdma.tsv, column port).\n"
         "The full grade (with the diagnosis of slow pairs) is `railplan grade <design.json> results`.\n"
     )

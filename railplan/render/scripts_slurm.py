@@ -75,9 +75,12 @@ nodes=$(awk 'NF' "$HERE/hosts" | wc -l)
 list="$(awk 'NF { print $1 }' "$HERE/hosts" | paste -s -d, -)"
 export RAILPLAN_SCRIPTS="$HERE"
 dep=()
-for step in 00_node_checks 20_rdma 30_pairs 40_nccl; do
+# the link-quality snapshots (start, finish) bracket the RDMA, pair and NCCL jobs: the soak
+for step in 00_node_checks "50_link_quality start" 20_rdma 30_pairs 40_nccl \\
+    "50_link_quality finish"; do
+  read -r -a job <<< "$step"
   id=$(sbatch --parsable --export=ALL --nodes="$nodes" --nodelist="$list" "${dep[@]}" \\
-    "$HERE/slurm/$step.sbatch")
+    "$HERE/slurm/${job[0]}.sbatch" "${job[@]:1}")
   echo "submitted $step as job $id"
   dep=(--dependency=afterany:"$id")
 done

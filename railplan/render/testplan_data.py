@@ -112,6 +112,8 @@ def _expectation(e: Any) -> dict[str, Any]:
         out["target"] = e.target
     if e.scope:
         out["scope"] = e.scope
+    if e.devices:
+        out["devices"] = list(e.devices)
     return out
 
 

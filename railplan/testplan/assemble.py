@@ -9,6 +9,7 @@ from railplan.testplan.context import PlanContext, device_names
 from railplan.testplan.coverage import choose_pairs
 from railplan.testplan.expected import rates
 from railplan.testplan.fabric import Fabric
+from railplan.testplan.link_quality import linkq_section
 from railplan.testplan.model import Progress, TestPlan, TestPlanOptions, design_hash
 from railplan.testplan.nccl import nccl_section
 from railplan.testplan.node_checks import node_section
@@ -29,7 +30,7 @@ def build_testplan(
     r = rates(design, catalog)
     devices = device_names(design, catalog, options)
     ctx = PlanContext(design, fabric, r, devices, options, Predictor(design))
-    steps = ("node checks", "cabling", "pair cover", "rdma", "pairs", "nccl")
+    steps = ("node checks", "cabling", "link quality", "pair cover", "rdma", "pairs", "nccl")
 
     def step(i: int) -> None:
         if progress:
@@ -40,13 +41,15 @@ def build_testplan(
     step(1)
     cabling = cabling_section(ctx)
     step(2)
+    linkq = linkq_section(ctx)
+    step(3)
     chosen = choose_pairs(ctx, None)
     reps = representatives(ctx)
-    step(3)
-    rdma = rdma_section(ctx, reps, chosen.probes)
     step(4)
-    pairs = pairs_section(ctx, chosen)
+    rdma = rdma_section(ctx, reps, chosen.probes)
     step(5)
+    pairs = pairs_section(ctx, chosen)
+    step(6)
     nccl = nccl_section(ctx, reps)
     if progress:
         progress("test plan", len(steps), len(steps))
@@ -61,7 +64,7 @@ def build_testplan(
         protocol=r.protocol,
         line_rate_gbps=r.port_gbps,
         efficiency=r.efficiency,
-        sections=(node, cabling, rdma, pairs, nccl),
+        sections=(node, cabling, linkq, rdma, pairs, nccl),
         coverage=chosen.coverage,
         link_groups=groups,
         devices=devices,

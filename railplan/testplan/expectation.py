@@ -5,8 +5,9 @@ grades measured results against them. An expectation names its test, nodes, metr
 where the number is read from, its unit and which way is better), expected value and pass
 threshold, and optionally ``better``, ``reason``, ``links`` (link or cable ids the test
 exercises; ``CABLE@switch:port`` is accepted), ``ports`` (one node port per node when the test
-pins them), ``target`` (MTU for ``ports_mtu``, Gb/s for ``ports_at_rate``) and ``scope`` (the
-switch a cabling check is about).
+pins them), ``target`` (MTU for ``ports_mtu``, Gb/s for ``ports_at_rate``, the BER limit of
+``lq_ports_over_ber``), ``scope`` (the switch a cabling or link-quality check is about) and
+``devices`` (the RDMA device of each node port, in port order, as the plan named them).
 """
 
 from __future__ import annotations
@@ -61,6 +62,9 @@ METRICS: dict[str, MetricSpec] = {
     "missing": MetricSpec("cabling", "count", "lower"),
     "extra": MetricSpec("cabling", "count", "lower"),
     "below_rate": MetricSpec("cabling", "count", "lower"),
+    "lq_ports_over_ber": MetricSpec("linkq", "count", "lower"),
+    "lq_ports_with_errors": MetricSpec("linkq", "count", "lower"),
+    "lq_soak_s": MetricSpec("linkq", "count", "higher"),
 }
 ALIASES = {
     "busbw_gbytes": "busbw_gbs",
@@ -129,11 +133,14 @@ class Expectation:
     ports: tuple[int, ...] = ()
     target: float | None = None
     scope: str = ""
+    #: RDMA devices of the node ports, in port order (node checks and link quality)
+    devices: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "nodes", tuple(str(n) for n in self.nodes))
         object.__setattr__(self, "links", tuple(str(x).split("@", 1)[0] for x in self.links))
         object.__setattr__(self, "ports", tuple(int(p) for p in self.ports))
+        object.__setattr__(self, "devices", tuple(str(d) for d in self.devices))
         where = f"expectation {self.test_id!r}"
         if not str(self.test_id).strip():
             raise FieldInputError("an expectation has an empty test_id")
@@ -198,7 +205,7 @@ def expectation_from_dict(data: Any, where: str = "") -> Expectation:
     row.setdefault("nodes", ())
     row.setdefault("unit", "")
     args = {k: v for k, v in row.items() if k in names}
-    for key in ("nodes", "links", "ports"):
+    for key in ("nodes", "links", "ports", "devices"):
         if isinstance(args.get(key), str):
             args[key] = (args[key],)
         if args.get(key) is None:
@@ -215,6 +222,8 @@ def expectations(plan: TestPlan) -> list[Expectation]:
     for test in plan.tests():
         links = tuple(r for r in test.refs if not r.startswith(("up:", "ll:")))
         scope = test.id[4:] if test.kind == "cabling" else ""
+        if test.kind == "linkq" and not test.nodes:
+            scope = test.id[3:]  # a switch's link-quality test: LQ-<switch>
         for check in test.checks:
             out.append(
                 Expectation(
@@ -231,6 +240,7 @@ def expectations(plan: TestPlan) -> list[Expectation]:
                     ports=test.ports,
                     target=check.target,
                     scope=scope,
+                    devices=test.devices if test.kind in ("node", "linkq") else (),
                 )
             )
     return out

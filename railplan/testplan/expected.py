@@ -66,6 +66,8 @@ class Rates:
     latency_us: Sourced
     hop_ns: Sourced | None
     protocol: str
+    #: the NIC's vendor (catalog), "" when the catalog does not know the model
+    nic_vendor: str = ""
 
 
 def rates(design: Design, catalog: Catalog) -> Rates:
@@ -83,6 +85,7 @@ def rates(design: Design, catalog: Catalog) -> Rates:
         latency_us=lat,
         hop_ns=model.hop_latency_ns if model else None,
         protocol=model.protocol if model else "ethernet",
+        nic_vendor=nic.vendor if nic else "",
     )
 
 

@@ -1,0 +1,273 @@
+"""Link quality: the plan's step per fabric kind, the parsers on real formats, and grade naming
+the cable of a port whose BER or error counters fail."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from railplan.design import Design
+from railplan.field.common import ParseError
+from railplan.field.grade import grade
+from railplan.field.names import NameMap
+from railplan.field.parse_linkq import (
+    parse_ethtool_stats_file,
+    parse_fec_stats_file,
+    parse_net_dump_ext,
+)
+from railplan.testplan import PlanTest, expectations
+from railplan.testplan.link_quality import ETH_PRE_FEC_BER_LIMIT, IB_BER_LIMIT, soak_seconds
+from tests.test_testplan import cabled, example_params, example_plan
+
+LINKQ = Path(__file__).parent / "fixtures" / "loop" / "linkq"
+HEADER = (
+    "Ty : # : #IB : GUID : LID : Sta : PhysSta : LWA : LSA : Conn LID (#) : FEC mode : RTR : "
+    "Raw BER : Effective BER : Symbol BER : Symbol Err : Effective Err : Node Desc"
+)
+
+
+def dump_row(kind: str, desc: str, port: int, eff: str = "1.5e-254", sym: str = "1.5e-254",
+             sym_err: int = 0, guid: str = "0x1") -> str:  # fmt: skip
+    """One port line in ibdiagnet2.net_dump_ext's layout (see the fixtures' README)."""
+    return (f"{kind} : {port} : {port} : {guid} : 5 (0x5) : ACT : LINK_UP : 4x : 100 : "
+            f"6 (0x6) : RS : NO-RTR : 2e-08 : {eff} : {sym} : {sym_err} : 0 : \"{desc}\"")  # fmt: skip
+
+
+def net_dump_ext(design: Design, bad: dict[tuple[str, int], dict[str, object]]) -> str:
+    """Both ends of every cable of ``design``: CA rows as ``node mlx5_k`` port 1, switch rows as
+    ``MF0;<switch>:MQM9700/U1`` with the switch's port number; ``bad`` overrides fields."""
+    lines = [HEADER]
+    switches = {s.id for s in design.switches}
+    for lk in design.links:
+        for dev, port in ((lk.a_device, lk.a_port), (lk.b_device, lk.b_port)):
+            over = bad.get((dev, port), {})
+            if dev in switches:
+                row = dump_row("SW", f"MF0;{dev}:MQM9700/U1", port + 1, **over)  # type: ignore[arg-type]
+            else:
+                row = dump_row("CA", f"{dev} mlx5_{port}", 1, **over)  # type: ignore[arg-type]
+            lines.append(row)
+    return "\n".join(lines) + "\n"
+
+
+# -- the plan --------------------------------------------------------------------------------------
+
+
+def test_soak_is_three_over_ber_bits_at_line_rate_rounded_to_a_minute() -> None:
+    # 3 / 1e-12 = 3e12 bits: 7.5 s at 400 Gb/s -> 60 s; 120 s at 25 Gb/s
+    assert soak_seconds(1e-12, 400) == 60
+    assert soak_seconds(1e-12, 25) == 120
+    assert soak_seconds(1e-14, 400) == 60 * math.ceil(3e14 / 400e9 / 60)
+
+
+@pytest.mark.parametrize("name", example_params())
+def test_every_plan_has_a_link_quality_step_for_its_fabric(name: str) -> None:
+    plan = example_plan(name)
+    keys = [s.key for s in plan.sections]
+    assert keys.index("linkq") < keys.index("rdma")  # start before the soak
+    tests = plan.section("linkq").tests
+    design = cabled(name)
+    for t in tests:
+        metrics = {c.metric: c for c in t.checks}
+        assert metrics["lq_soak_s"].expected == soak_seconds(IB_BER_LIMIT, plan.line_rate_gbps)
+        assert metrics["lq_ports_with_errors"].threshold == 0
+    if plan.protocol == "infiniband":
+        (t,) = tests
+        assert t.id == "LQ-FABRIC"
+        assert "--pc --reset_phy_info" in t.command[0] and "--get_phy_info" in t.command[1]
+        assert {c.metric: c.target for c in t.checks}["lq_ports_over_ber"] == IB_BER_LIMIT
+        return
+    nodes = [t for t in tests if t.nodes]
+    switch_tests = [t for t in tests if not t.nodes]
+    cabled_switches = {d for lk in design.links for d in (lk.a_device, lk.b_device)} & {
+        s.id for s in design.switches
+    }
+    assert {t.id[3:] for t in switch_tests} == cabled_switches
+    assert all(t.command == ("show interfaces counters fec-stats   # SONiC; start and finish",)
+               for t in switch_tests)  # fmt: skip
+    if plan.devices[0].startswith("mlx5"):
+        assert [t.nodes[0] for t in nodes] == [n.id for n in design.nodes]
+        assert all(
+            {c.metric: c.target for c in t.checks}["lq_ports_over_ber"] == ETH_PRE_FEC_BER_LIMIT
+            for t in nodes
+        )
+    else:  # Broadcom: the mlx5 counter names do not apply, the switch side judges the links
+        assert not nodes and "switch side" in plan.section("linkq").intro
+
+
+# -- parsers -------------------------------------------------------------------------------------
+
+
+def test_sonic_fec_stats_as_sonic_utilities_prints_them() -> None:
+    rows = parse_fec_stats_file(LINKQ / "sonic-fec-stats.txt")
+    assert list(rows) == ["Ethernet0", "Ethernet4", "Ethernet8", "Ethernet9"]
+    e0 = rows["Ethernet0"]
+    assert (e0.state, e0.corrected, e0.uncorrectable, e0.symbol_errors) == ("D", 130402, 3, 4)
+    period = parse_fec_stats_file(LINKQ / "sonic-fec-stats-period.txt")
+    assert period["Ethernet8"].uncorrectable == 0 and len(period) == 4
+    with pytest.raises(ParseError, match="IFACE STATE FEC_CORR"):
+        parse_fec_stats_file(LINKQ / "ethtool-mlx5-phy.txt")
+
+
+def test_ethtool_stats_of_a_connectx_port() -> None:
+    stats = parse_ethtool_stats_file(LINKQ / "ethtool-mlx5-phy.txt")
+    assert stats["rx_pcs_symbol_err_phy"] == 386
+    assert stats["rx_corrected_bits_phy"] == 17750739
+    assert stats["rx_err_lane_3_phy"] + stats["rx_err_lane_0_phy"] == 17750739  # per-lane sum
+    with pytest.raises(ParseError, match="no 'name: value' counters"):
+        parse_ethtool_stats_file(LINKQ / "sonic-fec-stats.txt")
+
+
+def test_net_dump_ext_reads_columns_by_name_and_descriptions_with_colons() -> None:
+    text = "\n".join([
+        "# ibdiagnet2.net_dump_ext",
+        HEADER,
+        dump_row("SW", "MF0;leaf01:MQM9700/U1", 17, eff="3.2e-11", sym_err=4),
+        dump_row("CA", "node0003 mlx5_2", 1, sym="N/A"),
+    ])  # fmt: skip
+    sw, ca = parse_net_dump_ext(text, "x")
+    assert (sw.desc, sw.port, sw.effective_ber, sw.symbol_errors) == (
+        "MF0;leaf01:MQM9700/U1",
+        17,
+        3.2e-11,
+        4,
+    )
+    assert (ca.desc, ca.port, ca.symbol_ber, ca.raw_ber) == ("node0003 mlx5_2", 1, None, 2e-08)
+    with pytest.raises(ParseError, match="header"):
+        parse_net_dump_ext("Ty : # : GUID\nCA : 1 : 0x1\n", "x")
+    with pytest.raises(ParseError, match="line 2: a BER is not a number"):
+        parse_net_dump_ext(HEADER + "\n" + dump_row("CA", "n mlx5_0", 1, eff="bad"), "x")
+
+
+# -- grade ---------------------------------------------------------------------------------------
+
+
+def _soak(folder: Path, seconds: int) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "start.epoch").write_text("1700000000\n")
+    (folder / "finish.epoch").write_text(f"{1700000000 + seconds}\n")
+
+
+def _cable(design: Design, device: str, port: int) -> str:
+    link = next(
+        lk
+        for lk in design.links
+        if (device, port) in ((lk.a_device, lk.a_port), (lk.b_device, lk.b_port))
+    )
+    return next(c.id for c in design.cables if c.link_id == link.id)
+
+
+def test_grade_names_the_cable_of_an_infiniband_port_over_ber(tmp_path: Path) -> None:
+    name = "h100-1k"
+    design, plan = cabled(name), example_plan(name)
+    up = next(lk for lk in design.links if lk.kind != "node-leaf")
+    bad = {("node0003", 2): {"eff": "5e-11"}, (up.b_device, up.b_port): {"sym_err": 7}}
+    folder = tmp_path / "LQ-FABRIC"
+    (folder / "finish").mkdir(parents=True)
+    (folder / "finish" / "ibdiagnet2.net_dump_ext").write_text(net_dump_ext(design, bad))
+    _soak(folder, 900)
+    exps = [e for e in expectations(plan) if e.kind == "linkq"]
+    report = grade(design, exps, tmp_path)
+    got = {r.metric: r for r in report.results}
+    assert (got["lq_soak_s"].status, got["lq_soak_s"].measured) == ("pass", 900.0)
+    over, errors = got["lq_ports_over_ber"], got["lq_ports_with_errors"]
+    assert (over.status, over.measured) == ("fail", 1.0)
+    assert f"cable {_cable(design, 'node0003', 2)} (node0003 nic2) BER 5.0e-11" in over.detail
+    assert (errors.status, errors.measured) == ("fail", 1.0)
+    assert f"cable {_cable(design, up.b_device, up.b_port)} ({up.b_device} " in errors.detail
+    assert "7 symbol errors" in errors.detail
+    # the same fabric clean, but the counters span 30 s: too short a soak to vouch for 1e-12
+    (folder / "finish" / "ibdiagnet2.net_dump_ext").write_text(net_dump_ext(design, {}))
+    _soak(folder, 30)
+    report = grade(design, exps, tmp_path)
+    assert {r.metric: r.status for r in report.results} == {
+        "lq_ports_over_ber": "pass",
+        "lq_ports_with_errors": "pass",
+        "lq_soak_s": "fail",
+    }
+
+
+def _ethtool(corrected: int, pcs: int = 0, crc: int = 0) -> str:
+    return (f"NIC statistics:\n     rx_crc_errors_phy: {crc}\n     rx_symbol_err_phy: {crc}\n"
+            f"     rx_pcs_symbol_err_phy: {pcs}\n     rx_corrected_bits_phy: {corrected}\n")  # fmt: skip
+
+
+def test_grade_judges_ethtool_growth_per_port_and_names_its_cable(tmp_path: Path) -> None:
+    name = "seed001-64gpu"
+    design, plan = cabled(name), example_plan(name)
+    node = design.nodes[0].id
+    folder = tmp_path / f"LQ-{node}"
+    _soak(folder, 600)
+    bits = 400e9 * 600
+    for k in range(8):
+        start = _ethtool(10**9, pcs=386, crc=386)  # old counts from before the soak: not judged
+        finish = _ethtool(
+            10**9 + (int(bits * 1e-3) if k == 5 else 1000), pcs=386 + (k == 2), crc=386
+        )
+        (folder / f"ethtool-mlx5_{k}-start.txt").write_text(start)
+        (folder / f"ethtool-mlx5_{k}-finish.txt").write_text(finish)
+    exps = [e for e in expectations(plan) if e.test_id == f"LQ-{node}"]
+    got = {r.metric: r for r in grade(design, exps, tmp_path).results}
+    assert (got["lq_ports_over_ber"].status, got["lq_ports_over_ber"].measured) == ("fail", 1.0)
+    assert (
+        f"cable {_cable(design, node, 5)} ({node} nic5) pre-FEC BER 1.0e-03"
+        in got["lq_ports_over_ber"].detail
+    )
+    assert (got["lq_ports_with_errors"].status, got["lq_ports_with_errors"].measured) == (
+        "fail",
+        1.0,
+    )
+    assert (
+        f"cable {_cable(design, node, 2)} ({node} nic2) rx_pcs_symbol_err_phy +1"
+        in got["lq_ports_with_errors"].detail
+    )
+    assert got["lq_soak_s"].status == "pass"
+    (folder / "ethtool-mlx5_7-finish.txt").unlink()
+    got = {r.metric: r for r in grade(design, exps, tmp_path).results}
+    assert (
+        got["lq_ports_with_errors"].status == "error"
+        and "mlx5_7" in got["lq_ports_with_errors"].detail
+    )
+
+
+def test_grade_reads_switch_fec_stats_growth(tmp_path: Path) -> None:
+    name = "seed001-64gpu"
+    design, plan = cabled(name), example_plan(name)
+    test = next(t for t in plan.section("linkq").tests if not t.nodes)
+    switch = test.id[3:]
+    folder = tmp_path / test.id
+    _soak(folder, 600)
+    text = (LINKQ / "sonic-fec-stats.txt").read_text()
+    (folder / "fec-stats-start.txt").write_text(text)
+    (folder / "fec-stats-finish.txt").write_text(text.replace(
+        "Ethernet8      N/A     100,317             0", "Ethernet8      N/A     100,917            12"))  # fmt: skip
+    exps = [e for e in expectations(plan) if e.test_id == test.id]
+    got = {r.metric: r for r in grade(design, exps, tmp_path).results}
+    errors = got["lq_ports_with_errors"]
+    assert (errors.status, errors.measured) == ("fail", 1.0)
+    port = NameMap.load(design, None).port(switch, "Ethernet8")  # SONiC lane numbering
+    assert port is not None
+    assert f"cable {_cable(design, switch, port)} ({switch} " in errors.detail
+    assert "FEC_UNCORR +12" in errors.detail
+    (folder / "fec-stats-finish.txt").write_text(text)
+    got = {r.metric: r for r in grade(design, exps, tmp_path).results}
+    assert got["lq_ports_with_errors"].status == "pass"
+
+
+def write_linkq_results(design: Design, test: PlanTest, folder: Path) -> None:
+    """A healthy link-quality result in the layout 50_link_quality.sh writes: an hour's soak,
+    a few corrected bits and no uncorrectable error on any port."""
+    out = folder / test.id
+    _soak(out, 3600)
+    if test.id == "LQ-FABRIC":
+        (out / "finish").mkdir()
+        (out / "finish" / "ibdiagnet2.net_dump_ext").write_text(net_dump_ext(design, {}))
+    elif test.nodes:
+        for dev in dict.fromkeys(test.devices):
+            (out / f"ethtool-{dev}-start.txt").write_text(_ethtool(5000))
+            (out / f"ethtool-{dev}-finish.txt").write_text(_ethtool(9000))
+    else:
+        text = (LINKQ / "sonic-fec-stats-period.txt").read_text()
+        (out / "fec-stats-start.txt").write_text(text)
+        (out / "fec-stats-finish.txt").write_text(text)

@@ -1,0 +1,143 @@
+"""The link-quality script step under stand-in tools: start and finish around a soak, a verdict
+per test in the ssh and Slurm runners, loud failures when a tool is missing, and results that
+``grade`` reads."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from railplan.field.grade import grade
+from railplan.testplan import expectations
+from tests.test_linkq import dump_row
+from tests.test_scripts import write
+from tests.test_scripts_parallel import SRUN, SSH, _bin, _env
+from tests.test_testplan import cabled, example_plan
+
+#: ethtool: each -S call adds 1,000 corrected bits; FAKE_BAD=<host>:<netdev> adds an
+#: uncorrectable symbol per call on that port
+ETHTOOL = r"""#!/usr/bin/env bash
+if [ "$1" = --show-fec ]; then
+  printf 'FEC parameters for %s:\nConfigured FEC encodings: Auto\nActive FEC encoding: RS\n' "$2"
+  exit 0
+fi
+[ "$1" = -S ] || exit 1
+state="$FAKE_NET/ethtool-$FAKE_HOST-$2"
+n=$(( $(cat "$state" 2> /dev/null || echo 0) + 1 ))
+echo "$n" > "$state"
+pcs=0
+[ "${FAKE_BAD:-}" = "$FAKE_HOST:$2" ] && pcs=$n
+printf 'NIC statistics:\n     rx_crc_errors_phy: 0\n     rx_symbol_err_phy: 0\n'
+printf '     rx_pcs_symbol_err_phy: %s\n     rx_corrected_bits_phy: %s\n' "$pcs" $((n * 1000))
+"""
+#: SONiC show: FEC_UNCORR of Ethernet8 grows per call on the switch FAKE_BAD names
+SHOW = r"""#!/usr/bin/env bash
+state="$FAKE_NET/show-$FAKE_HOST"
+n=$(( $(cat "$state" 2> /dev/null || echo 0) + 1 ))
+echo "$n" > "$state"
+bad=0
+[ "${FAKE_BAD:-}" = "$FAKE_HOST:Ethernet8" ] && bad=$n
+echo '    IFACE    STATE    FEC_CORR    FEC_UNCORR    FEC_SYMBOL_ERR'
+echo '---------  -------  ----------  ------------  ----------------'
+printf 'Ethernet0        U     1%s,402             0                 0\n' "$n"
+printf 'Ethernet8        U     1%s,317             %s                 0\n' "$n" "$bad"
+"""
+
+
+def _ibdiagnet(rows: list[str]) -> str:
+    body = "\\n".join(r.replace("'", "") for r in rows)
+    return (
+        "#!/usr/bin/env bash\n"
+        'out=""; phy=0\n'
+        'while [ $# -gt 0 ]; do case "$1" in -o) out="$2"; shift 2 ;; --get_phy_info) phy=1; shift ;;'
+        " *) shift ;; esac; done\n"
+        'mkdir -p "$out"; echo "ibdiagnet run" > "$out/ibdiagnet2.log"\n'
+        f'[ "$phy" = 1 ] && printf \'{body}\\n\' > "$out/ibdiagnet2.net_dump_ext"\n'
+        "exit 0\n"
+    )
+
+
+def _backdate(*roots: Path) -> None:
+    """The soak: move every start snapshot an hour back instead of waiting."""
+    for root in roots:
+        for stamp in root.rglob("start.epoch"):
+            stamp.write_text(f"{int(time.time()) - 3600}\n")
+
+
+def _run(folder: Path, runner: str, phase: str, env: dict[str, str]) -> None:
+    script = folder / ("50_link_quality.sh" if runner == "ssh" else "slurm/50_link_quality.sbatch")
+    done = subprocess.run(["bash", str(script), phase], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
+def _verdicts(results: Path) -> dict[str, str]:
+    lines = (results / "summary" / "verdicts.txt").read_text().splitlines()
+    return {line.split()[0]: line for line in lines}  # the last verdict of each test
+
+
+@pytest.mark.parametrize("runner", ["ssh", "slurm"])
+def test_ethernet_start_soak_finish_grades_clean_and_names_a_bad_port(
+    runner: str, tmp_path: Path
+) -> None:
+    name = "seed001-64gpu"
+    plan = example_plan(name)
+    folder = write(name, tmp_path)
+    bin_dir = _bin(tmp_path, {"ssh": SSH, "srun": SRUN, "ethtool": ETHTOOL, "show": SHOW})
+    env = {**_env(tmp_path, bin_dir, folder), "LQ_TMP": str(tmp_path / "lq")}
+    node = "node0002"
+    switch = next(t.id[3:] for t in plan.section("linkq").tests if not t.nodes)
+    env["FAKE_BAD"] = f"{node}:eth3"
+    results = tmp_path / "results"
+    _run(folder, runner, "start", env)
+    _backdate(tmp_path / "lq", results)
+    _run(folder, runner, "finish", env)
+    verdicts = _verdicts(results)
+    tests = {t.id for t in plan.section("linkq").tests}
+    assert set(verdicts) == tests
+    bad = verdicts.pop(f"LQ-{node}")
+    assert bad.split()[1] == "FAIL" and "mlx5_3 rx_pcs_symbol_err_phy+1" in bad, bad
+    assert all(v.split()[1] == "OK" and "soak=36" in v for v in verdicts.values()), verdicts
+    report = grade(cabled(name), [e for e in expectations(plan) if e.kind == "linkq"], results)
+    failed = {(r.test_id, r.metric) for r in report.results if r.status != "pass"}
+    assert failed == {(f"LQ-{node}", "lq_ports_with_errors")}
+    detail = next(r.detail for r in report.results if r.status == "fail")
+    assert f"({node} nic3) rx_pcs_symbol_err_phy +1" in detail
+    # a switch whose Ethernet8 loses codewords fails by name; without ethtool nothing passes
+    env["FAKE_BAD"] = f"{switch}:Ethernet8"
+    (bin_dir / "ethtool").unlink()
+    _run(folder, runner, "start", env)
+    _backdate(tmp_path / "lq", results)
+    _run(folder, runner, "finish", env)
+    verdicts = _verdicts(results)
+    assert "FEC_UNCORR grew on Ethernet8+1" in verdicts[f"LQ-{switch}"]
+    assert all("ethtool not installed" in v for k, v in verdicts.items() if k.startswith("LQ-node"))
+
+
+@pytest.mark.parametrize("runner", ["ssh", "slurm"])
+def test_infiniband_ibdiagnet_clear_then_read(runner: str, tmp_path: Path) -> None:
+    name = "h100-1k"
+    folder = write(name, tmp_path)
+    rows = [
+        "Ty : # : #IB : GUID : LID : Sta : PhysSta : LWA : LSA : Conn LID (#) : FEC mode : RTR : "
+        "Raw BER : Effective BER : Symbol BER : Symbol Err : Effective Err : Node Desc",
+        dump_row("CA", "node0001 mlx5_0", 1),
+        dump_row("SW", "MF0;p0-leaf-su01-r0:MQM9700/U1", 3, sym_err=5),
+    ]
+    bin_dir = _bin(tmp_path, {"ssh": SSH, "srun": SRUN, "ibdiagnet": _ibdiagnet(rows)})
+    env = {**_env(tmp_path, bin_dir, folder), "LQ_TMP": str(tmp_path / "lq")}
+    results = tmp_path / "results"
+    _run(folder, runner, "start", env)
+    assert (tmp_path / "lq" / "start" / "ibdiagnet2.log").is_file()
+    started = _verdicts(results)["LQ-FABRIC"]
+    assert started.split()[1] == "OK" and "counters cleared from node0001" in started
+    _backdate(results)
+    _run(folder, runner, "finish", env)
+    line = _verdicts(results)["LQ-FABRIC"]
+    assert line.split()[1] == "FAIL" and "ports=2 over_ber=0 with_symbol_errors=1" in line, line
+    assert "MF0;p0-leaf-su01-r0:MQM9700/U1/3" in line
+    (bin_dir / "ibdiagnet").unlink()
+    _run(folder, runner, "finish", env)
+    assert "ibdiagnet not installed" in _verdicts(results)["LQ-FABRIC"]
