@@ -125,3 +125,25 @@ def test_grade_uses_the_plans_device_names_not_the_defaults(tmp_path: Path) -> N
     plain = grade(design, None, tmp_path)
     missed = [r for r in plain.results if r.metric == "nics_near_gpu"]
     assert [r.status for r in missed] == ["fail"] * 2 and "mlx5_0" in missed[0].detail
+
+
+def test_grade_cli_devices_option(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """railplan grade --devices: the topo check reads the custom names; a wrong count is exit 2."""
+    import json
+
+    from railplan.design import design_to_json
+
+    design = cabled("seed000-2node")
+    (tmp_path / "design.json").write_text(design_to_json(design))
+    results = tmp_path / "results"
+    for node in design.nodes:
+        (results / f"NODE-{node.id}").mkdir(parents=True)
+        (results / f"NODE-{node.id}" / "topo.txt").write_text(
+            topo_text(8, 8).replace("mlx5_", "ibp")
+        )
+    names = ",".join(f"ibp{k}" for k in range(8))
+    out = cli("grade", tmp_path / "design.json", "--results", results, "--devices", names, "--json")
+    rows = [r for r in json.loads(out.out)["results"] if r["metric"] == "nics_near_gpu"]
+    assert [(r["status"], r["measured"]) for r in rows] == [("pass", 8.0)] * 2
+    bad = cli("grade", tmp_path / "design.json", "--results", results, "--devices", "ibp0,ibp1")
+    assert bad.code == 2 and "devices" in bad.err and "Traceback" not in bad.err
