@@ -1,7 +1,8 @@
 """The acceptance test plan of a design: what to run on which nodes and ports, and what must come out.
 
 Sections, in the order a crew runs them: node checks (``node_checks``), the as-built cabling check
-(``cabling``), per-link RDMA for every path class (``rdma``), pair tests that exercise every
+(``cabling``), link quality (``link_quality``: BER, FEC and symbol-error counters read before and
+after the soak the following sections make), per-link RDMA for every path class (``rdma``), pair tests that exercise every
 switch-to-switch link (``coverage`` chooses them, ``pairs`` writes them) and NCCL collectives
 (``nccl``); ``build`` puts them together. Every expected number is derived from the design
 (``expected``): the NIC line rate, the catalog's sourced RDMA efficiency, and the collision
