@@ -271,3 +271,22 @@ def write_linkq_results(design: Design, test: PlanTest, folder: Path) -> None:
         text = (LINKQ / "sonic-fec-stats-period.txt").read_text()
         (out / "fec-stats-start.txt").write_text(text)
         (out / "fec-stats-finish.txt").write_text(text)
+
+
+def test_bonded_connectx_nics_are_judged_from_the_switch_side() -> None:
+    """A RoCE LAG device (mlx5_bond_k) hides its member ports' physical counters: no node test
+    pretends to read them, every cabled switch still has its test, and the plan says why."""
+    import railplan
+    from railplan.testplan import build_testplan
+
+    spec = {"name": "bond-bf3",
+            "cluster": {"gpus": 32, "gpus_per_node": 8, "nics_per_node": 4,
+                        "nic": "bf3-b3220-2x200g", "bonding": "bond"},
+            "fabric": {"topology": "matrix", "switches": ["cx864e-n"], "whole_su": False}}  # fmt: skip
+    design = railplan.plan(railplan.spec_from_dict(spec))
+    plan = build_testplan(design, railplan.load_catalog())
+    assert plan.devices[0] == "mlx5_bond_0"
+    section = plan.section("linkq")
+    switches = {s.id for s in design.switches}
+    assert section.tests and all(not t.nodes and t.id[3:] in switches for t in section.tests)
+    assert "Bonded NICs" in section.intro and "switch side" in section.intro

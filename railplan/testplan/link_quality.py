@@ -79,6 +79,12 @@ def linkq_section(ctx: PlanContext) -> Section:
             f"{ctx.rates.nic_vendor or 'unknown'} NICs name theirs differently, so their "
             "links are judged from the switch side."
         )
+    elif ctx.roce and ctx.bonded:
+        intro += (
+            " Bonded NICs: a LAG device's netdev does not show each member port's physical "
+            "counters, so the node links are judged from the switch side (read the members' "
+            "ethtool -S by hand when a switch port fails)."
+        )
     return Section("linkq", "Link quality", intro, tuple(tests))
 
 
@@ -151,7 +157,7 @@ def _ethernet_tests(ctx: PlanContext, soak_check: Check) -> list[PlanTest]:
         )
         for node in ctx.design.nodes
     ]
-    if not _mlx5(ctx):
+    if not _mlx5(ctx) or ctx.bonded:
         tests = []  # the counter names above are the mlx5 driver's: other NICs' differ
     sw_errors = same_check(
         "lq_ports_with_errors", 0, "ports", "lower",
