@@ -1,7 +1,7 @@
 """Benchmark the printable handouts: cabling sheets, labels, test plan (PDF, data, scripts).
 
-Run: ``python bench/bench_docs.py`` (``--quick`` for the 1k-GPU case only). Targets (issue 6):
-sheets + test plan for a 1k-GPU design under 20 s, for a 16k-GPU design under 3 minutes. The
+Run: ``python bench/bench_docs.py`` (``--quick`` for the 1k-GPU case only). Targets: sheets +
+labels + test plan for a 1k-GPU design under 20 s, for a 16k-GPU design under 60 s. The
 design is planned and laid out first (first-fit placement; not part of the docs time). Each
 case also reads the sheets back and checks that the cable tables list every cable once.
 Never gates CI.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import re
 import sys
 import time
@@ -21,7 +22,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CASES = [("1k GPUs", "h100-1k", 20.0), ("16k GPUs", "h100-16k-3tier", 180.0)]
+CASES = [("1k GPUs", "h100-1k", 20.0), ("16k GPUs", "h100-16k-3tier", 60.0)]
 SHOWN = re.compile(rb"\((C\d{5,})\)\s*Tj")
 
 
@@ -104,6 +105,8 @@ def main() -> None:
             f"{r['covered']:>12} {'yes' if r['once'] else 'NO':>5}",
             flush=True,
         )
+        # the machine is shared: the load beside the numbers says how far to trust them
+        print(f"{'':9} load average {os.getloadavg()[0]:.1f} after this case", flush=True)
 
 
 if __name__ == "__main__":

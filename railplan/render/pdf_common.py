@@ -13,9 +13,10 @@ from typing import Any
 from reportlab.lib import colors
 from reportlab.lib.enums import TA_LEFT
 from reportlab.lib.pagesizes import A4, letter
+from reportlab.lib.rl_accel import escapePDF, fp_str, unicode2T1
 from reportlab.lib.styles import ParagraphStyle
 from reportlab.lib.units import mm
-from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfbase.pdfmetrics import getFont, stringWidth
 from reportlab.platypus import (
     Flowable,
     Paragraph,
@@ -223,12 +224,45 @@ def clip(text: str, width: float, font: str = FONT, size: float = 7) -> str:
     return text + "\u2026"
 
 
-def clip_rows(rows: Sequence[list[Any]], widths: Sequence[float]) -> list[list[Any]]:
+def clip_rows(
+    rows: Sequence[list[Any]], widths: Sequence[float], size: float = 7
+) -> list[list[Any]]:
     """Every text cell of ``rows`` clipped to its column (other cells pass unchanged)."""
     return [
-        [clip(v, w) if isinstance(v, str) else v for v, w in zip(row, widths, strict=True)]
+        [clip(v, w, FONT, size) if isinstance(v, str) else v
+         for v, w in zip(row, widths, strict=True)]
         for row in rows
-    ]
+    ]  # fmt: skip
+
+
+#: (font, text) -> the operators that show it, or "" where reportlab's own method must draw it
+_CODED: dict[tuple[str, str], str] = {}
+
+
+def draw_string(c: Any, x: float, y: float, text: str, align: str = "left") -> None:
+    """``c.drawString`` (``align`` "right": ``drawRightString``) for the built-in fonts.
+
+    Appends the very operators reportlab's own text object would (``BT 1 0 0 1 x y Tm (..) Tj
+    T* ET``, text in the font's single-byte encoding, escaped by reportlab's ``escapePDF``), so
+    the PDF is byte-identical, without building a text object per string: the sheets draw
+    two million strings. Anything else (a font with substitutes, a character outside the
+    encoding, empty text, a top-down canvas) goes through reportlab's method unchanged.
+    """
+    key = (c._fontname, text)
+    coded = _CODED.get(key)
+    if coded is None:
+        font = getFont(c._fontname)
+        pieces = unicode2T1(text, [font, *font.substitutionFonts]) if text else []
+        simple = len(pieces) == 1 and pieces[0][0] is font and not font._dynamicFont
+        coded = _CODED[key] = f"({escapePDF(pieces[0][1])}) Tj T* ET" if simple else ""
+        if len(_CODED) > 200_000:
+            _CODED.clear()
+    if not coded or not c.bottomup:
+        (c.drawRightString if align == "right" else c.drawString)(x, y, text)
+        return
+    if align == "right":
+        x -= stringWidth(text, c._fontname, c._fontsize)
+    c._code.append(f"BT 1 0 0 1 {fp_str(x, y)} Tm {coded}")
 
 
 def para(text: str, style: str = "body") -> Paragraph:

@@ -21,6 +21,8 @@ LABEL_LAST_PT = 4.0
 
 
 def _fit(c: Any, text: str, font: str, size: float, width: float) -> float:
+    if len(text) * size <= width:  # no glyph of the built-in fonts is wider than 1 em
+        return size
     fitted = pc.fit_size(c, text, font, size, width, floor=LABEL_MIN_PT)
     if c.stringWidth(text, font, fitted) <= width:
         return fitted
@@ -105,14 +107,14 @@ def _label(c: Any, x: float, y: float, w: float, h: float, row: CableRow, end: s
     size = _fit(c, text, pc.BOLD, 8.5, inner)
     c.setFillColor(pc.INK)
     c.setFont(pc.BOLD, size)
-    c.drawString(x + pad, y + h - pad - size, text)
+    pc.draw_string(c, x + pad, y + h - pad - size, text)
     c.setFont(pc.FONT, 6)
-    c.drawString(
-        x + pad, y + h - pad - size - 7.5, f"{end} end of {row.item}  {here.device} {here.port}"
+    pc.draw_string(
+        c, x + pad, y + h - pad - size - 7.5, f"{end} end of {row.item}  {here.device} {here.port}"
     )
     to = f"to {other}"
     c.setFont(pc.FONT, _fit(c, to, pc.FONT, 6, inner))
-    c.drawString(x + pad, y + h - pad - size - 14.5, to)
+    pc.draw_string(c, x + pad, y + h - pad - size - 14.5, to)
     if row.colour:
         form = f"railplanLabelSwatch_{row.colour}"
         if not c.hasForm(form):  # drawn once per document, placed by reference
@@ -126,4 +128,4 @@ def _label(c: Any, x: float, y: float, w: float, h: float, row: CableRow, end: s
         c.restoreState()
     c.setFont(pc.FONT, LABEL_MIN_PT)
     c.setFillColor(pc.INK)
-    c.drawString(x + pad + 3.6 * mm, y + pad + 0.6, f"{row.colour}  {row.length} m")
+    pc.draw_string(c, x + pad + 3.6 * mm, y + pad + 0.6, f"{row.colour}  {row.length} m")

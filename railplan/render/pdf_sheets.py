@@ -258,28 +258,46 @@ def _orderable(bom: Bom | None) -> dict[tuple[str, float | None], str]:
     return out
 
 
+class _Orderable:
+    """The bill's orderable part number of a row's cable (per stocked length) or an optic,
+    the catalog id where the bill has none."""
+
+    def __init__(self, bom: Bom | None) -> None:
+        self.pn = _orderable(bom)
+
+    def part(self, r: CableRow) -> str:
+        length = float(r.length) if r.length.replace(".", "", 1).isdigit() else None
+        return self.pn.get((r.media, length), r.media)
+
+    def optic(self, name: str) -> str:
+        return self.pn.get((name, None), name)
+
+
 def _cable_tables(
     design: Design, rows: list[CableRow], frame: tuple[float, float], bom: Bom | None = None
 ) -> list[Flowable]:
     w, _ = frame
-    pn = _orderable(bom)
-
-    def part(r: CableRow) -> str:
-        length = float(r.length) if r.length.replace(".", "", 1).isdigit() else None
-        return pn.get((r.media, length), r.media)
-
-    def optic(name: str) -> str:
-        return pn.get((name, None), name)
+    pns = _Orderable(bom)
+    part, optic = pns.part, pns.optic
 
     header = ["", "Physical / leg", "Link cable", "A rack / U", "A device", "A port",
               "B rack / U", "B device", "B port", "Cable part", "Optics A / B", "m", "Label A",
               "Label B", "Colour"]  # fmt: skip
     rel = [5, 22, 12, 15, 20, 11, 15, 21, 11, 24, 32, 6, 41, 41, 14]
-    widths = [w * r / sum(rel) for r in rel]
     order = _rack_key(design)
-    by_rack: dict[str, list[CableRow]] = defaultdict(list)
+    by_rack: dict[str, list[list[Any]]] = defaultdict(list)
+    physical: dict[str, set[str]] = defaultdict(set)
     for r in rows:
-        by_rack[r.a.rack].append(r)
+        by_rack[r.a.rack].append(
+            [CHECKBOX, r.item, r.id, r.a.where, r.a.device, r.a.port, r.b.where, r.b.device,
+             r.b.port, part(r), _optics(optic(r.optic_a), optic(r.optic_b)), r.length, r.label_a,
+             r.label_b, swatch(r.colour) if r.colour else "-"]
+        )  # fmt: skip
+        physical[r.a.rack].add(r.physical or r.id)
+    # one set of widths for every rack's table, each column as wide as its widest cell
+    cells = [row for items in by_rack.values() for row in items]
+    widths, small = ptab.fit_widths(header, cells, w, rel)
+    size = small[-1][-1] if small else 7
     story: list[Flowable] = [pc.SectionMark("Cable tables", "cables"), para("Cable tables", "h1"),
                              para("Every cable once, under the rack of its A end, in the order "
                                   "to pull them: top of the rack down. A twin-port or splitter "
@@ -289,17 +307,12 @@ def _cable_tables(
                                   "small")]  # fmt: skip
     for rack in sorted(by_rack, key=lambda k: order.get(k, (9999, 0, k))):
         items = by_rack[rack]
-        table = pc.clip_rows(
-            [[CHECKBOX, r.item, r.id, r.a.where, r.a.device, r.a.port, r.b.where, r.b.device, r.b.port,
-              part(r), _optics(optic(r.optic_a), optic(r.optic_b)), r.length, r.label_a, r.label_b,
-              swatch(r.colour) if r.colour else "-"] for r in items],
-            widths,
-        )  # fmt: skip
-        items_here = len({r.physical or r.id for r in items})
+        table = pc.clip_rows(items, widths, size)
         title = para(
-            f"Rack {esc(rack)}: {items_here} physical cable(s), {len(items)} link(s)", "h2"
+            f"Rack {esc(rack)}: {len(physical[rack])} physical cable(s), {len(items)} link(s)",
+            "h2",
         )
-        tables = ptab.paged_tables(header, table, widths, caption=f"Rack {rack}")
+        tables = ptab.paged_tables(header, table, widths, extra=small, caption=f"Rack {rack}")
         story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Rack {rack}", f"rack-{rack}", level=1))
         story.append(title)
@@ -307,12 +320,14 @@ def _cable_tables(
     return story
 
 
-def _port_maps(design: Design, rows: list[CableRow], frame: tuple[float, float]) -> list[Flowable]:
+def _port_maps(
+    design: Design, rows: list[CableRow], frame: tuple[float, float], bom: Bom | None = None
+) -> list[Flowable]:
     w, _ = frame
+    pns = _Orderable(bom)
     header = ["Port", "Cable", "Far device", "Far port", "Far rack / U", "Cable part",
               "Optic here", "m", "Label here", "Colour", ""]  # fmt: skip
     rel = [12, 14, 28, 13, 18, 40, 28, 8, 40, 18, 5]
-    widths = [w * r / sum(rel) for r in rel]
     switches = design.switch_by_id()
     ports: dict[str, list[tuple[int, list[Any]]]] = defaultdict(list)
     link_port = {lk.id: (lk.a_port, lk.b_port) for lk in design.links}
@@ -322,7 +337,8 @@ def _port_maps(design: Design, rows: list[CableRow], frame: tuple[float, float])
         for here, far, port, label, optic in ends:
             if here.device in switches:
                 ports[here.device].append(
-                    (port, [here.port, r.id, far.device, far.port, far.where, r.media, optic,
+                    (port, [here.port, r.id, far.device, far.port, far.where, pns.part(r),
+                            pns.optic(optic),
                             r.length, label, swatch(r.colour) if r.colour else "-", CHECKBOX])
                 )  # fmt: skip
     story: list[Flowable] = [pc.SectionMark("Switch port maps", "ports"),
@@ -330,6 +346,9 @@ def _port_maps(design: Design, rows: list[CableRow], frame: tuple[float, float])
                              para("Each cabled port of each switch, with the cable and the far "
                                   "end it must reach.", "small")]  # fmt: skip
     placed = {p.device: p for p in design.placements}
+    cells = [row for items in ports.values() for _, row in items]
+    widths, small = ptab.fit_widths(header, cells, w, rel)
+    size = small[-1][-1] if small else 7
     for sw in design.switches:
         items = sorted(ports.get(sw.id, []), key=lambda t: t[0])
         p = placed.get(sw.id)
@@ -338,8 +357,8 @@ def _port_maps(design: Design, rows: list[CableRow], frame: tuple[float, float])
             esc(f"{sw.id} ({sw.role}, {sw.model}{where}): {len(items)} of {sw.radix} ports cabled"),
             "h2",
         )
-        body = pc.clip_rows([row for _, row in items], widths)
-        tables = ptab.paged_tables(header, body, widths, caption=f"Switch {sw.id}")
+        body = pc.clip_rows([row for _, row in items], widths, size)
+        tables = ptab.paged_tables(header, body, widths, extra=small, caption=f"Switch {sw.id}")
         story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Switch {sw.id}", f"sw-{sw.id}", level=1))
         story.append(title)
@@ -408,7 +427,7 @@ def sheets_story(design: Design, info: DocInfo, bom: Bom | None) -> list[Flowabl
     story += [PageBreak()]
     story += _cable_tables(design, rows, land, bom)
     story += [PageBreak()]
-    story += _port_maps(design, rows, land)
+    story += _port_maps(design, rows, land, bom)
     story += [PageBreak()]
     if design.panels:
         story += panel_port_maps(design, land)

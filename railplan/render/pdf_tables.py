@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from reportlab.lib.units import mm
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     Flowable,
     Paragraph,
@@ -14,7 +15,78 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from railplan.render.pdf_common import BOLD, FONT, INK, RULE, SHADE, STYLES, esc
+from railplan.render.pdf_common import (
+    BOLD,
+    FONT,
+    INK,
+    MIN_PAGE_PT,
+    RULE,
+    SHADE,
+    STYLES,
+    CheckBox,
+    Swatch,
+    draw_string,
+    esc,
+)
+
+#: cells drawn by FastTable itself: fixed-size flowables with no space before or after
+_FORM_CELLS = (CheckBox, Swatch)
+
+
+class FastTable(Table):
+    """reportlab's Table, drawing its one-line text cells with ``draw_string``.
+
+    Same layout, same PDF bytes (``Table._drawCell``'s placement of a left- or right-aligned
+    string, reproduced for the one-line, unlinked, left-to-right cells these tables hold);
+    every other cell goes through reportlab's own ``_drawCell``.
+    """
+
+    def _drawCell(self, cellval: Any, cellstyle: Any, pos: Any, size: Any) -> None:
+        just = cellstyle.alignment
+        if type(cellval) in _FORM_CELLS and just == "LEFT" and cellstyle.valign == "MIDDLE":
+            self._style_cell(cellstyle)  # a box or swatch: placed as reportlab places it
+            colpos, rowpos = pos
+            h = cellval.wrapOn(self.canv, size[0], size[1])[1]
+            y = rowpos + (size[1] + cellstyle.bottomPadding - cellstyle.topPadding + h) / 2.0
+            cellval.drawOn(self.canv, colpos + cellstyle.leftPadding, y - h)
+            return
+        if (
+            type(cellval) is not str
+            or "\n" in cellval
+            or just not in ("LEFT", "RIGHT")
+            or cellstyle.valign != "MIDDLE"
+            or cellstyle.href
+            or cellstyle.destination
+            or cellstyle.direction
+            or cellstyle.shaping
+        ):
+            super()._drawCell(cellval, cellstyle, pos, size)
+            return
+        canv = self.canv
+        self._style_cell(cellstyle)
+        colpos, rowpos = pos
+        colwidth, rowheight = size
+        y = (rowpos + (cellstyle.bottomPadding + rowheight - cellstyle.topPadding
+                       + cellstyle.leading) / 2.0 - cellstyle.fontsize)  # fmt: skip
+        if just == "LEFT":
+            draw_string(canv, colpos + cellstyle.leftPadding, y, cellval)
+        else:
+            draw_string(canv, colpos + colwidth - cellstyle.rightPadding, y, cellval, "right")
+
+    def _style_cell(self, cellstyle: Any) -> None:
+        """As reportlab: set the fill colour and font when the cell's style differs."""
+        cur: Any = self._curcellstyle  # type: ignore[has-type]  # set by Table.draw
+        if cur is not cellstyle:
+            if cur is None or cellstyle.color != cur.color:
+                self.canv.setFillColor(cellstyle.color)
+            if (
+                cur is None
+                or cellstyle.leading != cur.leading
+                or cellstyle.fontname != cur.fontname
+                or cellstyle.fontsize != cur.fontsize
+            ):
+                self.canv.setFont(cellstyle.fontname, cellstyle.fontsize, cellstyle.leading)
+            self._curcellstyle = cellstyle
 
 
 def grid_style(header_rows: int = 1, extra: Sequence[tuple[Any, ...]] = ()) -> TableStyle:
@@ -43,6 +115,39 @@ MIN_ROW_H = 3.8 * mm
 MIN_PIECE = 3
 CAPTION_H = 6 * mm
 NOTE_H = 4.5 * mm
+
+
+#: style commands kept per table (backgrounds, rules, spans); every other command sets cell styles
+_TABLE_OPS = frozenset({"BACKGROUND", "ROWBACKGROUNDS", "COLBACKGROUNDS", "SPAN", "NOSPLIT",
+                        "ROUNDEDCORNERS", "GRID", "BOX", "OUTLINE", "INNERGRID", "LINEBELOW",
+                        "LINEABOVE", "LINEBEFORE", "LINEAFTER"})  # fmt: skip
+_CELL_STYLES: dict[tuple[str, int, int], list[list[Any]]] = {}
+
+
+def styled_table(
+    rows: list[list[Any]], widths: Sequence[float], row_h: float, style: TableStyle
+) -> FastTable:
+    """A FastTable of ``rows`` in ``style``, its cell styles shared with earlier tables of the
+    same shape and style (reportlab's ``cellStyles`` argument): applying a style cell by cell
+    cost as much as drawing the table, and these cell styles are only read once set."""
+    cmds = style.getCommands()
+    cell = [c for c in cmds if c[0] not in _TABLE_OPS]
+    key = (repr(cell), len(rows), len(widths))
+    if any(isinstance(c[1][1], str) or isinstance(c[2][1], str) for c in cell):
+        t = FastTable(rows, colWidths=list(widths), rowHeights=row_h)  # "splitfirst" rows
+        t.setStyle(style)
+        return t
+    shared = _CELL_STYLES.get(key)
+    if shared is None:
+        if len(_CELL_STYLES) > 512:
+            _CELL_STYLES.clear()
+        template = Table(rows, colWidths=list(widths), rowHeights=row_h)
+        template.setStyle(TableStyle(cell))
+        shared = _CELL_STYLES[key] = template._cellStyles
+    t = FastTable(rows, colWidths=list(widths), rowHeights=row_h,
+                  cellStyles=[list(r) for r in shared])  # fmt: skip
+    t.setStyle(TableStyle([c for c in cmds if c[0] in _TABLE_OPS]))
+    return t
 
 
 class RowsTable(Flowable):
@@ -95,9 +200,8 @@ class RowsTable(Flowable):
 
     def _table(self) -> Table:
         body = [list(r) for r in self.rows[self.start : self.stop]]
-        t = Table([self.header, *body], colWidths=self.widths, rowHeights=self.row_h)
-        t.setStyle(grid_style(1, self.extra))
-        return t
+        return styled_table([self.header, *body], self.widths, self.row_h,
+                            grid_style(1, self.extra))  # fmt: skip
 
     def wrap(self, aw: float, ah: float) -> tuple[float, float]:
         bottom = NOTE_H if self.continues else 0.0
@@ -180,3 +284,47 @@ def kv_table(rows: Sequence[tuple[str, str]], widths: tuple[float, float]) -> Ta
         )
     )
     return t
+
+
+#: a cell's text sits between 2 pt paddings (``grid_style``); the widest glyph of Helvetica
+#: ('@') is 1.015 em, a bound that spares measuring most strings of a long column
+PAD = 4.0
+_WIDEST_EM = 1.015
+
+
+def widest(texts: Sequence[str], font: str = FONT, size: float = 7) -> float:
+    """The width in points of the widest of ``texts`` (measured with reportlab's
+    ``stringWidth``, longest strings first, stopping where no shorter one can be wider)."""
+    best = 0.0
+    for text in sorted(set(texts), key=len, reverse=True):
+        if len(text) * size * _WIDEST_EM <= best:
+            break
+        best = max(best, stringWidth(text, font, size))
+    return best
+
+
+def fit_widths(
+    header: Sequence[str], rows: Sequence[Sequence[Any]], total: float, rel: Sequence[float],
+    size: float = 7, floor: float = MIN_PAGE_PT,
+) -> tuple[list[float], list[tuple[Any, ...]]]:  # fmt: skip
+    """Column widths for ``rows`` under ``header`` across ``total`` points: each column at least
+    as wide as its widest cell (header in bold), the room left shared in proportion to ``rel``.
+
+    Returns the widths and the style commands for columns whose text must be set smaller (down
+    to ``floor`` pt) when the widest cells of all columns together exceed ``total``.
+    """
+    need: list[float] = []
+    for j, head in enumerate(header):
+        texts = [r[j] for r in rows if isinstance(r[j], str)]
+        shapes = [r[j].wrap(0, 0)[0] for r in rows[:50] if isinstance(r[j], Flowable)]
+        need.append(max(widest([head], BOLD, size), widest(texts, FONT, size), *shapes, 0) + PAD)
+    spare = total - sum(need)
+    if spare >= 0:
+        return [n + spare * r / sum(rel) for n, r in zip(need, rel, strict=True)], []
+    # too wide at full size: shrink the widest text columns' font, never below the floor
+    scale = max(floor / size, (total - PAD * len(need)) / (sum(need) - PAD * len(need)))
+    widths = [PAD + (n - PAD) * scale for n in need]
+    small = round(max(floor, size * scale) * 4) / 4
+    cmds = [("FONT", (0, 0), (-1, 0), BOLD, small), ("FONT", (0, 1), (-1, -1), FONT, small)]
+    left = total - sum(widths)
+    return [w + left * r / sum(rel) for w, r in zip(widths, rel, strict=True)], cmds
