@@ -307,7 +307,7 @@ def _cable_tables(
                                   "small")]  # fmt: skip
     for rack in sorted(by_rack, key=lambda k: order.get(k, (9999, 0, k))):
         items = by_rack[rack]
-        table = pc.clip_rows(items, widths, size)
+        table = pc.clip_rows(items, widths, size) if small else items  # else every cell fits
         title = para(
             f"Rack {esc(rack)}: {len(physical[rack])} physical cable(s), {len(items)} link(s)",
             "h2",
@@ -357,7 +357,8 @@ def _port_maps(
             esc(f"{sw.id} ({sw.role}, {sw.model}{where}): {len(items)} of {sw.radix} ports cabled"),
             "h2",
         )
-        body = pc.clip_rows([row for _, row in items], widths, size)
+        body = [row for _, row in items]
+        body = pc.clip_rows(body, widths, size) if small else body  # else every cell fits
         tables = ptab.paged_tables(header, body, widths, extra=small, caption=f"Switch {sw.id}")
         story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Switch {sw.id}", f"sw-{sw.id}", level=1))

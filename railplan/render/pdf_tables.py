@@ -144,7 +144,9 @@ def styled_table(
         template = Table(rows, colWidths=list(widths), rowHeights=row_h)
         template.setStyle(TableStyle(cell))
         shared = _CELL_STYLES[key] = template._cellStyles
-    t = FastTable(rows, colWidths=list(widths), rowHeights=row_h,
+    # the rows hold text and flowables only (no None for reportlab to blank): no copy of them
+    normalized = all(v is not None for r in rows for v in r)
+    t = FastTable(rows, colWidths=list(widths), rowHeights=row_h, normalizedData=normalized,
                   cellStyles=[list(r) for r in shared])  # fmt: skip
     t.setStyle(TableStyle([c for c in cmds if c[0] in _TABLE_OPS]))
     return t
