@@ -11,6 +11,7 @@ from railplan.catalog import LENGTH_EPS_M, Catalog
 from railplan.design import Design, Link
 from railplan.errors import InfeasibleError, SpecError
 from railplan.physical import media
+from railplan.physical.media_design import shape_of, structure
 from railplan.physical.media_plans import Component, Plan, catalog_index, cheapest, plans_for
 
 OBJECTIVES = ("cost", "power", "length")
@@ -70,13 +71,14 @@ class DesignCoster:
             raise ValueError(f"objective {objective!r} is not cost or power")
         self._power = objective == "power"
         self._idx = catalog_index(catalog)
-        runs = media.design_runs(design, catalog)
+        struct = structure(design, catalog)
+        runs = struct.runs
         #: the shape of each distinct component; a link's key is its shape's index
         self.shapes: list[Component] = []
         self._key: dict[str, int] = {}
         shape_ix: dict[Component, int] = {}
-        for members in media.components(runs):
-            comp = media.component_shape(runs, members, "")
+        for g, members in enumerate(struct.groups):
+            comp = shape_of(struct, g)
             k = shape_ix.setdefault(comp, len(shape_ix))
             if k == len(self.shapes):
                 self.shapes.append(comp)

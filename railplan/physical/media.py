@@ -48,7 +48,6 @@ from railplan.physical.media_assign import (
     Assignment,
     LinkRun,
     assign_cages,
-    assign_design,
     check_length,
     component_shape,
     components,
@@ -56,6 +55,7 @@ from railplan.physical.media_assign import (
     design_runs,
     unreachable,
 )
+from railplan.physical.media_design import assign_design
 from railplan.physical.media_plans import (
     Component,
     MediaChoice,

@@ -147,7 +147,7 @@ def _validate_runs(runs: Sequence[LinkRun]) -> None:
             used[port] = run.link_id
 
 
-def _fibre_demand(runs: Sequence[LinkRun], members: Sequence[int]) -> str:
+def _fibre_demand(runs: Sequence[LinkRun] | Mapping[int, LinkRun], members: Sequence[int]) -> str:
     wanted: dict[str, str] = {}
     for i in members:
         if runs[i].fibre:
@@ -382,14 +382,3 @@ def _nic_runs(design: Design, catalog: Catalog, protocols: set[str]) -> None:
             f"fabric run; pick a NIC or node that does, or switches that run "
             f"{' or '.join(nic.protocols)}"
         )
-
-
-def assign_design(
-    design: Design,
-    catalog: Catalog,
-    lengths_m: Mapping[str, float],
-    fibre: Mapping[str, str] | None = None,
-    direct: Collection[str] = (),
-) -> Assignment:
-    """Media for every link of ``design`` at its routed length (see ``assign_cages``)."""
-    return assign_cages(catalog, design_runs(design, catalog, lengths_m, fibre, direct))

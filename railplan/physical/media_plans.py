@@ -9,6 +9,7 @@ module serving two links counts half on each.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections import defaultdict
@@ -244,16 +245,54 @@ def cheapest_for(
     idx: CatalogIndex, comp: Component, length_m: float, which: str = "all"
 ) -> Priced | None:
     """``cheapest`` over the component's plans (``which``: "all", or "direct" without the
-    fibre plant), remembered per component and millimetre of length."""
-    key = (comp, which, round(length_m * 1000))
-    if key not in idx.priced:
-        if len(idx.priced) > 200_000:
-            idx.priced.clear()
+    fibre plant), remembered per component and *length class*.
+
+    Pricing reads the length only through two kinds of comparison: a stocked length covers it
+    (``stock >= length - LENGTH_EPS_M``, ``Cable.stocked``) and it is beyond a plan's reach
+    (``length > reach + LENGTH_EPS_M``). Two lengths on the same side of every stocked length
+    and every reach of the component's plans get the same answer, so the class is the pair of
+    bisection indexes of the length among those breakpoints: exact, not a rounding.
+    """
+    plans, stocks, limits = _subset(idx, comp, which)
+    key = (
+        comp,
+        which,
+        bisect.bisect_left(stocks, length_m - LENGTH_EPS_M),
+        bisect.bisect_left(limits, length_m),
+    )
+    try:
+        return idx.priced[key]
+    except KeyError:
+        pass
+    if len(idx.priced) > 200_000:
+        idx.priced.clear()
+    priced = cheapest(plans, length_m, len(comp.runs))
+    idx.priced[key] = priced
+    return priced
+
+
+def _subset(
+    idx: CatalogIndex, comp: Component, which: str
+) -> tuple[tuple[Plan, ...], tuple[float, ...], tuple[float, ...]]:
+    """The plans ``cheapest_for`` prices (``which``), with the sorted stocked lengths of every
+    part they may use and the sorted reach limits (``reach + LENGTH_EPS_M``) they test."""
+    hit = idx.subsets.get((comp, which))
+    if hit is None:
         plans = plans_for(idx, comp)
         if which == "direct":
             plans = tuple(p for p in plans if p.plant is None)
-        idx.priced[key] = cheapest(plans, length_m, len(comp.runs))
-    return idx.priced[key]
+        stocks: set[float] = set()
+        limits: set[float] = set()
+        for plan in plans:
+            limits.add(plan.reach_m + LENGTH_EPS_M)
+            parts = [p for inst in plan.instances for p in inst.parts]
+            if plan.plant is not None:
+                parts += plan.plant.carriages
+            for part in parts:
+                stocks.update(part.lengths_m)
+        hit = (plans, tuple(sorted(stocks)), tuple(sorted(limits)))
+        idx.subsets[(comp, which)] = hit
+    return hit
 
 
 def longest_reach(plans: Sequence[Plan]) -> float:

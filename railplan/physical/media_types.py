@@ -167,8 +167,22 @@ class CatalogIndex:
             catalog.transceivers.values(), key=lambda t: (t.price_usd.value, t.id)
         )
         self.plans: dict[Component, tuple[Plan, ...]] = {}
-        #: cheapest plan per (component, plan subset, length in mm), filled by ``media_plans``
-        self.priced: dict[tuple[Component, str, int], Priced | None] = {}
+        #: cheapest plan per (component, plan subset, length class), filled by ``media_plans``
+        self.priced: dict[tuple[Component, str, int, int], Priced | None] = {}
+        #: per-component decisions and per-link splits, filled by ``media_design``
+        self.decided: dict[
+            tuple[Component, bool, float],
+            tuple[
+                tuple[Plan, ...],
+                Priced | None,
+                tuple[tuple[tuple[str, str], float] | None, str | None],
+            ],
+        ] = {}
+        self.splits: dict[tuple[Component, int], tuple[Priced, list[MediaChoice]]] = {}
+        #: plans, stocked lengths and reach limits per (component, plan subset), ``media_plans``
+        self.subsets: dict[
+            tuple[Component, str], tuple[tuple[Plan, ...], tuple[float, ...], tuple[float, ...]]
+        ] = {}
 
     def modules_for(
         self,

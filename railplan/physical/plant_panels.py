@@ -18,7 +18,7 @@ from railplan.design import Design, Link
 from railplan.design.ends import CageEnd
 from railplan.errors import InfeasibleError
 from railplan.physical.floor import Floor
-from railplan.physical.media_assign import component_shape, components, design_runs
+from railplan.physical.media_design import shape_of, structure
 from railplan.physical.media_plans import catalog_index, plans_for
 from railplan.physical.plant_plans import panel_options
 
@@ -213,12 +213,12 @@ def required_panel_units(design: Design, catalog: Catalog) -> int:
     point-to-point plan at any length needs a panel port per link end (both ends in one rack
     share one, so this is an upper bound), at the densest catalog housing's ports per unit.
     """
-    runs = design_runs(design, catalog)
+    struct = structure(design, catalog)
     idx = catalog_index(catalog)
     ends = 0
     connector = ""
-    for members in components(runs):
-        comp = component_shape(runs, members, "")
+    for g, members in enumerate(struct.groups):
+        comp = shape_of(struct, g)
         plans = plans_for(idx, comp)
         if plans and all(p.plant is not None for p in plans):
             ends += 2 * len(members)
