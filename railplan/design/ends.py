@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from railplan.catalog import Catalog
 from railplan.design.types import Design
@@ -21,10 +21,11 @@ class CageEnd:
     vendor: str = ""
     #: electrical lane rates the cage runs (Gb/s); empty when the catalog does not say
     lanes: tuple[int, ...] = ()
+    #: (device, cage): the cage this end plugs into, built once (media look it up per link)
+    key: tuple[str, int] = field(init=False, repr=False, compare=False)
 
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.device, self.cage)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", (self.device, self.cage))
 
     def name(self) -> str:
         return f"cage {self.cage + 1} of {self.device}"

@@ -20,15 +20,18 @@ def instance_key(
     cage); a built-in splitter is one per hub cage; a straight fibre cord joins one connector
     at each end (a connector may carry two ports); a splitter cord is one per hub connector.
     """
+    per = [t.ports_per_connector if t else 1 for t in mods]
+    return _instance_key(part, a, b, per[0], per[1])
+
+
+def _instance_key(part: Cable, a: CageEnd, b: CageEnd, per_a: int, per_b: int) -> Hashable:
+    """``instance_key`` with the ports per connector of the module at each end (1: none)."""
     if not part.optical:
         if part.breakout == 1:
             return ("cable", part.id, a.key)
         hub = a if a.ports_per_cage >= b.ports_per_cage else b
         return ("splitter", part.id, hub.key)
-    conn: list[tuple[tuple[str, int], int, int]] = []
-    for end, t in zip((a, b), mods, strict=True):
-        per = t.ports_per_connector if t else 1
-        conn.append((end.key, end.slot // per, per))
+    conn = [(a.key, a.slot // per_a, per_a), (b.key, b.slot // per_b, per_b)]
     if part.breakout == 1:
         return ("cord", part.id, conn[0][0], conn[0][1])
     at = conn[0] if conn[0][2] == part.breakout or conn[1][2] != part.breakout else conn[1]
@@ -49,16 +52,23 @@ def direct_ids(
     """
     members: dict[Hashable, list[tuple[int, str]]] = defaultdict(list)
     phys: dict[Hashable, str] = {}
+    # links of one equivalence class share their MediaChoice: look its parts up once
+    parts: dict[tuple[str, str, str], tuple[Cable, int, int]] = {}
     for link in order:
         choice = choices[link.id]
         if choice.kind == "plant":
             continue
         a, b = ends[link.id]
-        mods = [
-            catalog.transceivers.get(n) if n else None
-            for n in (choice.transceiver_a, choice.transceiver_b)
-        ]
-        key = instance_key(catalog.cables[choice.cable], a, b, mods)
+        named = (choice.cable, choice.transceiver_a, choice.transceiver_b)
+        hit = parts.get(named)
+        if hit is None:
+            per = [
+                t.ports_per_connector if t is not None else 1
+                for t in (catalog.transceivers.get(n) if n else None for n in named[1:])
+            ]
+            hit = (catalog.cables[choice.cable], per[0], per[1])
+            parts[named] = hit
+        key = _instance_key(hit[0], a, b, hit[1], hit[2])
         if key not in phys:
             phys[key] = new_id()
         members[key].append((a.slot * 1000 + b.slot, link.id))

@@ -7,14 +7,27 @@ fibre plant are checked piece by piece (``validate.plant``).
 
 from __future__ import annotations
 
-from railplan.catalog import LENGTH_EPS_M, Catalog, Transceiver, cage_accepts
-from railplan.design import Cable, Design
+from railplan.catalog import LENGTH_EPS_M, Cable, Catalog, Transceiver, cage_accepts
+from railplan.design import Cable as CableRow
+from railplan.design import Design
 from railplan.design.ends import CageEnd, link_ends, link_protocols
 from railplan.validate.plant import check_plant
+
+#: the last design checked, its catalog and the answer: a design is immutable, so the bill
+#: (which checks the cables it prices) reuses the answer ``check`` derived for the same object
+_LAST: list[tuple[Design, Catalog, tuple[str, ...]]] = []
 
 
 def check_cables(design: Design, catalog: Catalog) -> list[str]:
     """Every cable rule re-derived from Design.cables, as sentences (empty: sound)."""
+    if _LAST and _LAST[0][0] is design and _LAST[0][1] is catalog:
+        return list(_LAST[0][2])
+    out = _check_cables(design, catalog)
+    _LAST[:] = [(design, catalog, tuple(out))]
+    return out
+
+
+def _check_cables(design: Design, catalog: Catalog) -> list[str]:
     out: list[str] = []
     if not design.cables:
         return out
@@ -23,6 +36,7 @@ def check_cables(design: Design, catalog: Catalog) -> list[str]:
     links = {lk.id: lk for lk in design.links}
     plant_links = {s.link_id for s in design.segments}
     module_of: dict[tuple[str, int], tuple[str, str]] = {}
+    verdicts: dict[tuple[object, ...], object] = {}
     for cab in design.cables:
         if cab.link_id not in links:
             out.append(f"cable {cab.id} belongs to unknown link {cab.link_id}")
@@ -43,7 +57,7 @@ def check_cables(design: Design, catalog: Catalog) -> list[str]:
                     f"cable {cab.id} ({cab.media}) is {cab.length_m:g} m, beyond its longest "
                     f"stocked length {part.lengths_m[-1]:g} m"
                 )
-            why = part.usable(protocol, [a.vendor, b.vendor])
+            why = _usable(verdicts, part, protocol, (a.vendor, b.vendor))
             if why:
                 out.append(f"cable {cab.id}: {part.id} {why} ({protocol} link)")
             if not part.optical:
@@ -52,7 +66,7 @@ def check_cables(design: Design, catalog: Catalog) -> list[str]:
                         f"cable {cab.id} is a {part.kind} with built-in ends but lists optics"
                     )
                 continue
-        mods = _modules(cab, (a, b), catalog, protocol, module_of, out)
+        mods = _modules(cab, (a, b), catalog, protocol, module_of, out, verdicts)
         if len(mods) == 2 and mods[0].interface != mods[1].interface:
             out.append(
                 f"cable {cab.id}: {mods[0].id} ({mods[0].interface}) and {mods[1].id} "
@@ -74,12 +88,13 @@ def check_cables(design: Design, catalog: Catalog) -> list[str]:
 
 
 def _modules(
-    cab: Cable,
+    cab: CableRow,
     ends: tuple[CageEnd, CageEnd],
     catalog: Catalog,
     protocol: str,
     module_of: dict[tuple[str, int], tuple[str, str]],
     out: list[str],
+    verdicts: dict[tuple[object, ...], object],
 ) -> list[Transceiver]:
     """The link's two modules, checked against their cages and each other's cage-mates."""
     mods = []
@@ -89,12 +104,17 @@ def _modules(
             out.append(f"cable {cab.id}: fibre needs a transceiver at {end.name()}")
             continue
         mods.append(t)
-        if t.ports != end.ports_per_cage or not cage_accepts(end.form_factor, t.form_factor):
+        fit = ("fit", t.id, end.ports_per_cage, end.form_factor)
+        if fit not in verdicts:
+            verdicts[fit] = t.ports == end.ports_per_cage and cage_accepts(
+                end.form_factor, t.form_factor
+            )
+        if not verdicts[fit]:
             out.append(
                 f"cable {cab.id}: {t.id} ({t.ports} port(s), {t.form_factor}) does not fit "
                 f"{end.name()} ({end.ports_per_cage} port(s), {end.form_factor})"
             )
-        why = t.usable(protocol, [end.vendor])
+        why = _usable(verdicts, t, protocol, (end.vendor,))
         if why:
             out.append(f"cable {cab.id}: {t.id} in {end.name()} {why} ({protocol} link)")
         held = module_of.setdefault(end.key, (t.id, cab.link_id))
@@ -107,3 +127,16 @@ def _modules(
                 "need the same optic and fibre type"
             )
     return mods
+
+
+def _usable(
+    verdicts: dict[tuple[object, ...], object],
+    part: Cable | Transceiver,
+    protocol: str,
+    vendors: tuple[str, ...],
+) -> str:
+    """``part.usable(protocol, vendors)``, worked out once per part, protocol and makers."""
+    key = ("usable", part.id, protocol, vendors)
+    if key not in verdicts:
+        verdicts[key] = part.usable(protocol, list(vendors))
+    return str(verdicts[key])
