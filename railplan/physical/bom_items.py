@@ -60,7 +60,9 @@ def modules(
             t = catalog.transceivers.get(name) if name else None
             if t is None:
                 continue
-            held = out.setdefault(end.key, Module(t, end.device in switches))
+            held = out.get(end.key)
+            if held is None:
+                held = out[end.key] = Module(t, end.device in switches)
             held.part = t
             held.links.append(cab.link_id)
     return out
@@ -77,8 +79,10 @@ def items(
     out: dict[Hashable, Item] = {}
     if direct and all(c.physical for c in direct):
         for cab in direct:
-            part = catalog.cables[cab.media]
-            item = out.setdefault(("id", cab.physical), Item(part, 0.0, line_kind(part, False)))
+            item = out.get(("id", cab.physical))
+            if item is None:
+                part = catalog.cables[cab.media]
+                item = out[("id", cab.physical)] = Item(part, 0.0, line_kind(part, False))
             item.length_m = max(item.length_m, cab.length_m)
             item.links.append(cab.link_id)
     else:
