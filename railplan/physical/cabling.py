@@ -105,9 +105,17 @@ def routed_lengths(design: Design, floor: Floor, where: Mapping[str, Position]) 
     ends: dict[str, End] = {}
     for dev, p in where.items():
         ends[dev] = End(p.rack, floor.port_height_m(p.u, p.height_u))
-    return {
-        lk.id: floor.route_length_m(ends[lk.a_device], ends[lk.b_device]) for lk in design.links
-    }
+    # many links join the same two (rack, port height) spots: route each pair of spots once
+    spot = {dev: (e.rack, e.height_m) for dev, e in ends.items()}
+    routes: dict[tuple[tuple[str, float], tuple[str, float]], float] = {}
+    out = {}
+    for lk in design.links:
+        key = (spot[lk.a_device], spot[lk.b_device])
+        length = routes.get(key)
+        if length is None:
+            length = routes[key] = floor.route_length_m(ends[lk.a_device], ends[lk.b_device])
+        out[lk.id] = length
+    return out
 
 
 def short_name(name: str) -> str:
