@@ -142,3 +142,32 @@ def test_design_assignment_equals_the_one_cage_by_cage(data: st.DataObject) -> N
     for _ in range(2):  # the second call answers from what the first remembered
         got = assign_design(design, _CATALOG, lengths, fibre, direct)
         assert got == expected
+
+
+def test_the_cable_check_is_derived_afresh_for_every_design_object() -> None:
+    """The bill reuses the cable check of the very design object ``check`` just derived it
+    for; any other design, however alike, is checked from scratch (and the answer returned is
+    a copy the caller may change)."""
+    import dataclasses
+
+    from railplan.design import Cable
+    from railplan.pipeline.plan import plan
+    from railplan.validate.cables import check_cables
+
+    design = plan(make_spec(32, "dgx-h100", switches=["qm9700"]), _CATALOG)
+    got = media.assign_design(design, _CATALOG, {lk.id: 20.0 for lk in design.links})
+    cables = [
+        Cable(f"C{i}", lk.id, got.choices[lk.id].cable, got.choices[lk.id].transceiver_a,
+              got.choices[lk.id].transceiver_b, got.choices[lk.id].stocked_length_m, "", "", "")
+        for i, lk in enumerate(design.links)
+    ]  # fmt: skip
+    sound = dataclasses.replace(design, cables=tuple(cables))
+    first = check_cables(sound, _CATALOG)
+    assert first == []
+    first.append("changed by the caller")
+    assert check_cables(sound, _CATALOG) == []
+    cables[0] = dataclasses.replace(cables[0], media="no-such-part")
+    broken = dataclasses.replace(design, cables=tuple(cables))
+    assert any("no-such-part" in p for p in check_cables(broken, _CATALOG))
+    assert check_cables(sound, _CATALOG) == []
+    assert any("no-such-part" in p for p in check_cables(broken, _CATALOG))
