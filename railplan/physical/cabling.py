@@ -166,6 +166,31 @@ def port_label(design: Design, device: str, port: int, switches: Mapping[str, Sw
     return design.port_name(device, port, switches)
 
 
+def _port_names(design: Design, switches: Mapping[str, Switch]) -> Callable[[str, int], str]:
+    """``port_label`` remembered by what a name reads: a switch's cage layout and the port, or
+    whether the device is an attached device and the port (a node's name reads the shape)."""
+    devices = {d.id for d in design.devices}
+    seen: dict[tuple[object, ...], str] = {}
+
+    def name(device: str, port: int) -> str:
+        sw = switches.get(device)
+        if sw is not None:
+            key: tuple[object, ...] = (
+                sw.up_from_port,
+                sw.ports_per_cage,
+                sw.up_ports_per_cage,
+                port,
+            )
+        else:
+            key = (device in devices, port)
+        hit = seen.get(key)
+        if hit is None:
+            hit = seen[key] = port_label(design, device, port, switches)
+        return hit
+
+    return name
+
+
 def colour_of(link: Link, switches: Mapping[str, Switch], by: str) -> str:
     """TIA-598 colour by rail (the link's, else its lower switch's), else by plane."""
     rail = link.rail
@@ -211,6 +236,7 @@ def build_cables(
     switches = design.switch_by_id()
     template = parse_label_template(floor.layout.label_template)  # fields only, bounded widths
     by = floor.layout.colour_by
+    port_of = _port_names(design, switches)
     cables = []
     for n, link in enumerate(order, start=1):
         choice = assignment.choices[link.id]
@@ -218,16 +244,21 @@ def build_cables(
         labels = []
         for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
             p = where[dev]
+            # the template's text is the str.format form of its pieces (fields only, no
+            # conversions or attribute access: parse_label_template), so format_map renders
+            # what LabelTemplate.render does
             labels.append(
-                template.render(
-                    rack=p.rack,
-                    u=p.u,
-                    device=names[dev],
-                    port=port_label(design, dev, port, switches),
-                    cable=cable_id,
-                    link=link.id,
-                    plane=link.plane,
-                    rail=link.rail,
+                template.text.format_map(
+                    {
+                        "rack": p.rack,
+                        "u": p.u,
+                        "device": names[dev],
+                        "port": port_of(dev, port),
+                        "cable": cable_id,
+                        "link": link.id,
+                        "plane": link.plane,
+                        "rail": link.rail,
+                    }
                 )
             )
         if link.id in plant.cables:
