@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -38,16 +39,19 @@ class RailplanApp(App[None]):
     TITLE = "railplan"
     CSS = STYLESHEET
     BINDINGS: ClassVar[list[BindingType]] = [
+        # the footer fits 80 columns: F2-F5 share one entry (F1 lists each; every key works)
         Binding("f1", "help", "Help"),
-        Binding("f2", "bom", "BOM"),
-        Binding("f3", "cables", "Cables"),
-        Binding("f4", "links", "Links"),
-        Binding("f5", "topology", "Topo"),
+        Binding("f2", "bom", "View", key_display="f2-f5"),
+        Binding("f3", "cables", "Cables", show=False),
+        Binding("f4", "links", "Links", show=False),
+        Binding("f5", "topology", "Topo", show=False),
         Binding("f6", "toggle_compare", "Compare"),
         Binding("ctrl+s", "save", "Save"),
         Binding("ctrl+o", "load", "Load"),
         Binding("f7", "export", "Export"),
-        Binding("f8", "zoom", "Zoom results", show=False),
+        Binding("f8", "zoom", "Zoom"),
+        Binding("escape", "to_form", "Form"),
+        Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
     def __init__(
@@ -114,6 +118,8 @@ class RailplanApp(App[None]):
         values = self.form.values()
         if values == self._last_values and not force:
             return
+        if not force and self._renamed(values):
+            return
         was_compare = self.compare_mode
         self._last_values = values
         self.generation += 1
@@ -130,6 +136,7 @@ class RailplanApp(App[None]):
             self._show_error(str(exc))
             return
         self.spec = spec
+        self.title = f"railplan: {spec.name}"
         self._speed_labels(spec)
         self._pending = True
         self._show_status()
@@ -138,6 +145,27 @@ class RailplanApp(App[None]):
         self._timer = self.set_timer(
             self.debounce, lambda: self._refresh(gen, spec, compare, placement)
         )
+
+    def _renamed(self, values: dict[str, str]) -> bool:
+        """Only Name changed on a valid form: the design is the same, so keep the results and
+        change the title (and the names Save and Export propose); no re-plan."""
+        last = self._last_values
+        if last is None or self.spec is None:
+            return False
+        if {k: v for k, v in values.items() if k != "name"} != {
+            k: v for k, v in last.items() if k != "name"
+        }:
+            return False
+        try:
+            spec = form_spec(self.base, values)
+        except SpecError:
+            return False  # a bad name shows its message the usual way
+        self._last_values = values
+        self.spec = spec
+        if self.outcome is not None:
+            self.outcome = replace(self.outcome, spec=spec)
+        self.title = f"railplan: {spec.name}"
+        return True
 
     def _speed_labels(self, spec: Spec) -> None:
         from railplan.topology.shape import resolve_shape
@@ -171,6 +199,8 @@ class RailplanApp(App[None]):
             return
         self._pending = False
         self.shown = gen
+        if self.spec is not None:
+            out = replace(out, spec=self.spec)  # the same design; Name may have changed since
         self.outcome = out
         self.query_one("#summary", Static).update(summary_table(out))
         self._fill_compare(out)
@@ -248,6 +278,11 @@ class RailplanApp(App[None]):
     def action_zoom(self) -> None:
         """Give the results the whole width (F8 again brings the form back)."""
         self.screen.toggle_class("-zoom")
+
+    def action_to_form(self) -> None:
+        """Escape on the main screen: back to the form (out of the F8 zoom, if on)."""
+        self.screen.remove_class("-zoom")
+        self.query_one("#f-gpus").focus()
 
     def action_help(self) -> None:
         from railplan.tui.dialogs import HelpScreen

@@ -9,7 +9,7 @@ from typing import ClassVar
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import (
     Checkbox,
@@ -47,13 +47,18 @@ calls (and the same error messages) as `railplan plan`.
 | Ctrl+O | load a spec (.yaml) or a design.json |
 | F7 | export spec.yaml, design.json, cables.csv, sheets.pdf, testplan.pdf |
 | F8 | results full width (hide the form) and back |
-| Escape | back / close |
+| Escape | back / close; on the main screen, back to the form |
 | Ctrl+Q | quit |
 
 Empty fields take the spec's defaults: GPUs/node, NICs/node, ports and speed come from
 the node model; "any (auto)" lets railplan choose among every catalog switch that runs the
 NIC speed (radix shown at that speed). "compare all" builds every family side by side and
-shows the cheapest.
+shows the cheapest (first column, marked `*`).
+
+Numbers may be grouped: `1,024`, `1 024` and `1_024` all read 1024. Typed Ports/NIC or
+Port Gb/s replace the chosen NIC's figures (a note under NIC says which). Name only names
+the design, its title and the files Save and Export propose: editing it never re-plans.
+Errors name the form's labels (GPUs, Planes, ...) where the CLI names spec fields.
 
 Counts appear first, then the traffic figures (as `railplan compare`), then a bill on
 first-fit racks and, with Bill racks "solved", the bill on the solved switch placement: the
@@ -89,7 +94,12 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = "HelpScreen { align: center middle; }"
 
     def compose(self) -> ComposeResult:
-        yield Markdown(HELP, id="help")
+        # a focused scroll container: Up/Down, Page Up/Down, Home/End and the mouse wheel scroll
+        with VerticalScroll(id="help-scroll"):
+            yield Markdown(HELP, id="help")
+
+    def on_mount(self) -> None:
+        self.query_one("#help-scroll").focus()
 
 
 def save_default(spec_path: Path | None, name: str) -> Path:
@@ -194,7 +204,7 @@ class ExportDialog(Dialog):
 
     def compose(self) -> ComposeResult:
         assert self.outcome.summary is not None
-        default = Path.cwd() / f"{self.outcome.summary['name']}-{self.outcome.family}"
+        default = Path.cwd() / f"{self.outcome.spec.name}-{self.outcome.family}"
         solved = self.outcome.shown is not None and self.outcome.shown.placement == "solved"
         with Vertical(id="dialog"):
             yield Label(f"Export the {self.outcome.family} design to a folder", id="dialog-title")

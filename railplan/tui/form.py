@@ -5,10 +5,18 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import Input, Label, Select
+from textual.widgets import Input, Label, Select, Static
 
 from railplan.catalog import Catalog
-from railplan.tui.formspec import AUTO, COMPARE, CUSTOM, FIELDS, PLACEMENTS, SELECTS
+from railplan.tui.formspec import (
+    AUTO,
+    COMPARE,
+    CUSTOM,
+    FIELDS,
+    PLACEMENTS,
+    SELECTS,
+    plain_number,
+)
 
 TOPOLOGY_CHOICES = (
     ("ROFT (rail-optimized)", "roft"),
@@ -78,6 +86,31 @@ class SpecForm(VerticalScroll):
             with Horizontal(classes="row", id=f"row-{field.id}"):
                 yield Label(field.label, classes="label")
                 yield self._widget(field.id)
+            if field.id == "nic":
+                yield Static("", id="nic-note", classes="note")
+
+    def on_mount(self) -> None:
+        self.nic_note()
+
+    def nic_note(self) -> str:
+        """Under NIC: say which of its figures the typed Ports/NIC or Port Gb/s replace."""
+        values = self.values()
+        nic = self.catalog.nics.get(values.get("nic", ""))
+        replaced = []
+        if nic is not None:
+            typed = (
+                ("ports_per_nic", "Ports/NIC", nic.ports),
+                ("port_speed_gbps", "Port Gb/s", nic.port_speed_gbps),
+            )
+            for field_id, label, own in typed:
+                text = values.get(field_id, "").strip()
+                if text and plain_number(text) != str(own):
+                    replaced.append(f"{label} {text} replaces its {own}")
+        note = f"{nic.id}: " + "; ".join(replaced) if nic is not None and replaced else ""
+        widget = self.query_one("#nic-note", Static)
+        widget.update(note)
+        widget.display = bool(note)
+        return note
 
     def values(self) -> dict[str, str]:
         """The text of every field (select values for selects)."""
@@ -129,10 +162,12 @@ class SpecForm(VerticalScroll):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
+        self.nic_note()
         if event.input.id:
             self.post_message(self.Edited(event.input.id.removeprefix("f-")))
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
+        self.nic_note()
         if event.select.id:
             self.post_message(self.Edited(event.select.id.removeprefix("f-")))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,12 +72,22 @@ def _delete(data: dict[str, Any], path: str) -> None:
         node.pop(last, None)
 
 
+#: a number written in groups of three: "1,024", "1 024", "1_024" (one separator throughout)
+_GROUPED = re.compile(r"[+-]?\d{1,3}(?P<sep>[, _])\d{3}(?:(?P=sep)\d{3})*")
+
+
+def plain_number(text: str) -> str:
+    """``1,024``, ``1 024`` or ``1_024`` as ``1024``; any other text as it is."""
+    match = _GROUPED.fullmatch(text)
+    return text.replace(match["sep"], "") if match else text
+
+
 def _override(field: Field, text: str) -> str:
     if field.kind == "string":
         return f"{field.path}={json.dumps(text)}"
     if field.kind == "list":
         return f"{field.path}={json.dumps([text])}"
-    return f"{field.path}={text}"
+    return f"{field.path}={plain_number(text)}"
 
 
 def _is_unset(field: Field, text: str) -> bool:
@@ -137,6 +148,16 @@ def form_values(data: dict[str, Any]) -> dict[str, str]:
 def spec_base(spec: Spec) -> dict[str, Any]:
     """Only what a spec file set: the base the form's fields are applied over."""
     return spec.model_dump(mode="json", exclude_unset=True)
+
+
+#: spec paths longest first, so ``cluster.nics_per_node`` is not read as ``cluster.nic``
+_PATHS = sorted((f for f in FIELDS if f.path), key=lambda f: -len(f.path))
+_PATH_RE = re.compile(r"(?<![\w.])(" + "|".join(re.escape(f.path) for f in _PATHS) + r")(?![\w])")
+
+
+def form_message(message: str) -> str:
+    """An error in the form's words: ``cluster.gpus: ...`` reads ``GPUs: ...``."""
+    return _PATH_RE.sub(lambda m: FIELD_BY_PATH[m.group(1)].label, message)
 
 
 def error_fields(message: str) -> set[str]:

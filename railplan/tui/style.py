@@ -41,6 +41,12 @@ SpecForm .row.-invalid Input {
     background: $error 20%;
 }
 
+SpecForm .note {
+    height: auto;
+    padding: 0 0 0 1;
+    color: $warning;
+}
+
 SpecForm Input, SpecForm Select {
     width: 1fr;
 }
@@ -158,11 +164,15 @@ Dialog #dialog-log {
     color: $text-muted;
 }
 
-HelpScreen #help {
+HelpScreen #help-scroll {
     width: 76;
     max-width: 95%;
     height: 90%;
     border: thick $accent;
     background: $surface;
+}
+
+HelpScreen #help {
+    height: auto;
 }
 """

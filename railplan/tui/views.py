@@ -9,6 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from railplan.tui.compute import Outcome
+from railplan.tui.formspec import form_message
 
 CHEAPEST_STYLE = "bold green"
 
@@ -173,11 +174,12 @@ COMPARE_ROWS = (
 
 
 def compare_table(out: Outcome) -> tuple[list[tuple[str, Text]], list[list[Text]]]:
-    """Families as columns (keyed by family), figures as rows; the cheapest is highlighted."""
+    """Families as columns (keyed by family), figures as rows; the cheapest is highlighted and
+    comes first, so a narrow terminal (80 columns beside the form) still shows it."""
     cheapest = out.cheapest
     columns = [("what", Text(""))]
     cells: list[list[str]] = [[label] for label in COMPARE_ROWS]
-    for row in out.rows:
+    for row in sorted(out.rows, key=lambda r: r.family != cheapest):
         mark = "* " if row.family == cheapest else ""
         columns.append((row.family, Text(mark + row.family)))
         if row.summary is None:
@@ -216,7 +218,7 @@ def status_text(out: Outcome | None, pending: bool, message: str = "") -> Text:
     """The line under the results: the error in the CLI's words, or what is running."""
     error = message or (out.error if out is not None else "")
     if error:
-        return Text(error, style="bold red")
+        return Text(form_message(error), style="bold red")
     if pending:
         return Text("planning...", style="dim")
     if out is not None and not out.done:
