@@ -20,7 +20,7 @@ from railplan.render.pdf_labels import render_labels
 from railplan.render.pdf_sheets import NOT_LAID_OUT, cable_rows, render_sheets, sheets_story
 from railplan.render.pdf_tables import RowsTable
 from railplan.render.pdf_testplan import render_testplan
-from railplan.render.pdf_topology import MAX_BOXES, topology_rows
+from railplan.render.pdf_topology import MAX_BOXES, figure_graph
 from railplan.render.sheet_rows import legs_together
 from tests.test_testplan import cabled, example_params, example_plan
 
@@ -179,14 +179,18 @@ def test_labels_grid_holds_both_ends_of_every_cable() -> None:
 @pytest.mark.parametrize("name", ["h100-1k", "matrix-4k", "fat-tree-1k", "h100-16k-3tier"])
 def test_topology_diagram_aggregates_at_scale(name: str) -> None:
     design = cabled(name) if name != "h100-16k-3tier" else _planned(name)
-    rows = topology_rows(design)
-    assert all(len(units) <= MAX_BOXES for _, units in rows)
-    switches = sorted(
-        m for kind, units in rows if kind != "nodes" for u in units for m in u.members
-    )
+    graph = figure_graph(design)  # the DOT export's grouping (fabric_graph), plane 0
+    per_rank: dict[int, int] = {}
+    for box in graph.boxes:
+        per_rank[box.rank] = per_rank.get(box.rank, 0) + 1
+    assert max(per_rank.values()) <= MAX_BOXES
+    switches = sorted(m for box in graph.boxes if box.tier > 0 for m in box.members)
     assert switches == sorted(s.id for s in design.switches if s.plane == 0)
-    nodes = [m for kind, units in rows if kind == "nodes" for u in units for m in u.members]
+    nodes = [m for box in graph.boxes if box.role == "node" for m in box.members]
     assert sorted(nodes) == sorted(n.id for n in design.nodes)
+    assert all(box.count == len(box.members) for box in graph.boxes)
+    plane0 = [lk for lk in design.links if lk.plane == 0]
+    assert sum(n for _, _, n in graph.bundles) == len(plane0)
 
 
 @cache

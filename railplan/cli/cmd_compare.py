@@ -1,11 +1,12 @@
 """`railplan compare`: every topology family for the same cluster, side by side."""
 
-from typing import TYPE_CHECKING, Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from railplan.cli.app import app
-from railplan.cli.common import JsonFlag, design_command, print_json
+from railplan.cli.common import JsonFlag, design_command, out_file, print_json
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -127,10 +128,22 @@ def compare_cmd(
             help="Add the all-to-all pace after the worst single switch or link failure.",
         ),
     ] = False,
+    chart: Annotated[
+        Optional[Path],  # noqa: UP045 - typer needs a runtime type
+        typer.Option(
+            "--chart",
+            help="Also draw cost, power and traffic per family here (.svg or .pdf; .png with "
+            "rlPyCairo installed).",
+        ),
+    ] = None,
 ) -> None:
     """Plan every topology family for the same cluster and compare them."""
     from railplan.errors import SpecError
     from railplan.pipeline.compare import compare, compare_json
+    from railplan.render.drawing_files import check_format
+
+    chart_kind = check_format(chart, "--chart") if chart is not None else ""
+    out_file(chart, "--chart")
 
     if any(o.startswith("fabric.topology=") for o in src.overrides):
         raise SpecError(
@@ -140,6 +153,13 @@ def compare_cmd(
     rows = compare(src.spec(), src.catalog(), layout=layout, method="naive" if naive else "cp-sat")
     result = compare_json(rows, traffic, failures)
     designs, infeasible = result["designs"], result["infeasible"]
+    if chart is not None:
+        from railplan.render.atomic import write_atomic
+        from railplan.render.compare_chart import compare_chart
+        from railplan.render.drawing_files import drawing_bytes
+
+        write_atomic(chart, drawing_bytes(compare_chart(designs, infeasible), chart_kind))
+        typer.echo(f"wrote {chart} (cost, power and traffic per family)", err=True)
     if json_out:
         print_json(result)
     else:

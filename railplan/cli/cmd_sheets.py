@@ -74,8 +74,20 @@ def sheets_cmd(
         Optional[Path],  # noqa: UP045 - typer needs a runtime type
         typer.Option("--design-out", help="Also write the cabled design.json here."),
     ] = None,
+    figure: Annotated[
+        Optional[Path],  # noqa: UP045 - typer needs a runtime type
+        typer.Option(
+            "--figure",
+            help="Also write the sheets' topology figure alone here (.svg or .pdf; .png with "
+            "rlPyCairo installed).",
+        ),
+    ] = None,
 ) -> None:
     """Write the cabling sheets (sheets.pdf) and the cable end labels (labels.pdf)."""
+    from railplan.render.drawing_files import check_format
+
+    figure_kind = check_format(figure, "--figure") if figure is not None else ""
+    out_file(figure, "--figure")
     if page_size not in PAGE_SIZES:
         raise SpecError(f"--page-size {page_size!r}: use a4 or letter")
     if labels != "none" and labels not in LABEL_STOCKS:
@@ -105,5 +117,11 @@ def sheets_cmd(
             )
     write_set(out_dir, files)
     _say(f"wrote {out_dir / 'sheets.pdf'} ({pages} pages, {len(design.cables):,} cables)")
+    if figure is not None:
+        from railplan.render.drawing_files import drawing_bytes
+        from railplan.render.pdf_topology import figure_drawing
+
+        write_atomic(figure, drawing_bytes(figure_drawing(design), figure_kind))
+        _say(f"wrote {figure} (topology figure, plane 0)")
     if labels != "none":
         _say(f"wrote {out_dir / 'labels.pdf'} ({lpages} pages of {labels})")

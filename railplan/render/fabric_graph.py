@@ -40,6 +40,8 @@ class Box:
     role: str
     title: str
     count: int
+    #: the devices drawn as this box, in design order
+    members: tuple[str, ...] = ()
 
     @property
     def rank(self) -> int:
@@ -64,10 +66,12 @@ class _Member:
     slot_word: str
 
 
-def _members(design: Design) -> list[_Member]:
+def _members(design: Design, plane: int | None) -> list[_Member]:
     out = [_Member(n.id, 0, "node", n.su, "SU") for n in design.nodes]
     out += [_Member(d.id, 0, "device", d.su, "SU") for d in design.devices]
     for sw in design.switches:
+        if plane is not None and sw.plane != plane:
+            continue
         slot, word = (sw.su, "SU") if sw.tier == 1 else (sw.pod, "pod")
         out.append(_Member(sw.id, sw.tier, sw.role, slot, word))
     return out
@@ -104,9 +108,12 @@ def _group_role(members: list[_Member], max_per_rank: int) -> dict[str, tuple[st
     return out
 
 
-def fabric_graph(design: Design, max_per_rank: int = MAX_PER_RANK) -> FabricGraph:
-    """Boxes per tier (devices or groups) and the link bundles between them."""
-    members = _members(design)
+def fabric_graph(
+    design: Design, max_per_rank: int = MAX_PER_RANK, plane: int | None = None
+) -> FabricGraph:
+    """Boxes per tier (devices or groups) and the link bundles between them; with ``plane``,
+    that plane's switches and links only (every plane's nodes and devices)."""
+    members = _members(design, plane)
     per_tier = Counter(m.tier for m in members)
     grouped = any(n > max_per_rank for n in per_tier.values())
     where: dict[str, tuple[str, str]] = {}
@@ -121,13 +128,17 @@ def fabric_graph(design: Design, max_per_rank: int = MAX_PER_RANK) -> FabricGrap
             share = max(1, max_per_rank // roles_in_tier[tier])
             where.update(_group_role(group, share))
     info = {m.device: m for m in members}
-    counts: Counter[str] = Counter(key for key, _ in where.values())
+    inside: dict[str, list[str]] = defaultdict(list)
+    for device, (key, _) in where.items():
+        inside[key].append(device)
     boxes: dict[str, Box] = {}
     for device, (key, title) in where.items():
         m = info[device]
-        boxes.setdefault(key, Box(key, m.tier, m.role, title, counts[key]))
+        boxes.setdefault(key, Box(key, m.tier, m.role, title, len(inside[key]), tuple(inside[key])))
     bundles: Counter[tuple[str, str]] = Counter()
     for lk in design.links:
+        if plane is not None and lk.plane != plane:
+            continue
         a, b = where[lk.a_device][0], where[lk.b_device][0]
         bundles[(min(a, b), max(a, b))] += 1
     ordered = sorted(boxes.values(), key=lambda x: (x.rank, x.role, x.key))

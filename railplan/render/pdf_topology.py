@@ -1,267 +1,259 @@
-"""The topology figure of the sheets: tiers as rows of boxes, bundles as bands, one plane."""
+"""The topology figure (sheets page, ``railplan sheets --figure``): tiers as rows of boxes.
+
+The boxes and bundles are ``fabric_graph``'s, the grouping the DOT export uses, for one
+plane; the figure is a reportlab ``Drawing``, so the same code draws the sheets' page and a
+stand-alone SVG or PDF (``figure_bytes``).
+"""
 
 from __future__ import annotations
 
 import math
-import re
-from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections import defaultdict
 
+from reportlab.graphics.shapes import Drawing, Group, Line, Polygon, Rect, String
 from reportlab.lib.units import mm
+from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
 
-from railplan.design import Design, Switch
+from railplan.design import Design
 from railplan.render import pdf_common as pc
+from railplan.render.fabric_graph import Box, FabricGraph, fabric_graph
 
-#: boxes per tier before switches are drawn as groups (SU, pod, rail, core group)
-MAX_BOXES = 16
+#: boxes per tier row; Matrix draws nodes to both leaf groups, so fewer, wider boxes there
+MAX_BOXES = 12
 MATRIX_BOXES = 8
-#: edges between two tiers up to which each edge is labelled with its bundle size
+#: box pairs between two rows up to which each line is labelled with its bundle size
 MAX_LABELLED = 16
-ROW_ORDER = ("core", "spine", "leaf-b", "leaf", "nodes")
-ROW_NAME = {"core": "core", "spine": "spine", "leaf-b": "leaf B", "leaf": "leaf", "nodes": "nodes"}
+LEAF_BLUE = pc.colors.HexColor("#dfe5ef")
 
 
-@dataclass
-class _Unit:
-    """A box: one device, or a group of devices drawn as one."""
-
-    title: str
-    detail: str
-    members: list[str]
+def row_name(box: Box) -> str:
+    """The row's name at the left: nodes, leaf, leaf B, spine, core."""
+    if box.role == "leaf-b":
+        return "leaf B"
+    return {0: "nodes", 1: "leaf", 2: "spine"}.get(box.tier, "core")
 
 
-def _row_of(sw: Switch) -> str:
-    if sw.role in ("core", "spine", "leaf-b"):
-        return sw.role
-    return "leaf"
-
-
-def _group_of(sw: Switch) -> tuple[str, int]:
-    if sw.role == "spine":
-        return ("pod", sw.pod + 1) if sw.pod >= 0 else ("spines", 0)
-    if sw.role == "core":
-        m = re.search(r"-g(\d+)-", sw.id)
-        return ("group", int(m.group(1))) if m else ("cores", 0)
-    if sw.role == "leaf-a":
-        return ("rail", sw.rail)
-    if sw.role == "leaf-b":
-        return ("B", sw.su + 1)
-    if sw.role == "tor":
-        return ("rack", sw.su + 1)
-    return ("SU", sw.su + 1) if sw.su >= 0 else ("leaves", 0)
-
-
-def _merge(
-    groups: list[tuple[tuple[str, int], list[str]]], what: str, most: int = MAX_BOXES
-) -> list[_Unit]:
-    """Groups as boxes; consecutive groups share a box when there are more than ``most``."""
-    per = math.ceil(len(groups) / most)
-    units = []
-    for i in range(0, len(groups), per):
-        chunk = groups[i : i + per]
-        (kind, first), (_, last) = chunk[0][0], chunk[-1][0]
-        members = [m for _, ms in chunk for m in ms]
-        name = f"{kind} {first}" if first == last else f"{kind}s {first}-{last}"
-        if kind in ("spines", "cores", "leaves"):
-            name = kind
-        units.append(_Unit(name, f"{len(members)} {what}", members))
-    return units
-
-
-def _short(device: str) -> str:
-    return re.sub(r"^p\d+-", "", device)
-
-
-def topology_rows(design: Design, plane: int = 0) -> list[tuple[str, list[_Unit]]]:
-    """Tiers top to bottom, each as boxes (devices, or groups of them at scale)."""
-    rows: dict[str, list[Switch]] = defaultdict(list)
-    for sw in design.switches:
-        if sw.plane == plane:
-            rows[_row_of(sw)].append(sw)
-    out: list[tuple[str, list[_Unit]]] = []
-    # Matrix draws nodes to both leaf groups: fewer, wider boxes keep those lines readable
+def figure_graph(design: Design, plane: int = 0) -> FabricGraph:
+    """The figure's boxes: ``fabric_graph`` of one plane, at most ``MAX_BOXES`` per tier."""
     most = MATRIX_BOXES if design.topology == "matrix" else MAX_BOXES
-    for name in ROW_ORDER[:-1]:
-        sws = rows.get(name, [])
-        if not sws:
-            continue
-        if len(sws) <= most:
-            units = [_Unit(_short(s.id), s.model, [s.id]) for s in sws]
-        else:
-            grouped: dict[tuple[str, int], list[str]] = defaultdict(list)
-            for s in sws:
-                grouped[_group_of(s)].append(s.id)
-            units = _merge(sorted(grouped.items()), "switches", most)
-        out.append((name, units))
-    nodes = design.nodes
-    if len(nodes) <= MAX_BOXES:
-        units = [_Unit(n.id, f"{design.shape.ports} ports", [n.id]) for n in nodes]
-    else:
-        by: dict[tuple[str, int], list[str]] = defaultdict(list)
-        key = "rack" if design.topology == "fat-tree" else "SU"
-        distinct = len({n.su for n in nodes}) > 1
-        for n in nodes:
-            by[(key, n.su + 1) if distinct else ("nodes", n.index // MAX_BOXES)].append(n.id)
-        groups = sorted(by.items())
-        units = _merge(groups, "nodes")
-        if not distinct:
-            for u in units:
-                u.title = f"{u.members[0]}-{u.members[-1][-4:]}"
-    out.append(("nodes", units))
+    return fabric_graph(design, most, plane)
+
+
+def _detail(design: Design, box: Box, models: dict[str, str]) -> str:
+    if box.count > 1:
+        word = "nodes" if box.role == "node" else "devices" if box.role == "device" else "switches"
+        return f"{box.count:,} {word}"
+    if box.role == "node":
+        return f"{design.shape.ports} ports"
+    return models.get(box.key, box.role)
+
+
+def _text(x: float, y: float, text: str, size: float, bold: bool = False, **kw: object) -> String:
+    font = pc.BOLD if bold else pc.FONT
+    return String(x, y, text, fontName=font, fontSize=size, fillColor=pc.INK, **kw)
+
+
+class _Layout:
+    """Where every box sits: rows top (cores) to bottom (nodes), boxes spread across."""
+
+    def __init__(self, graph: FabricGraph, width: float, height: float, legend_h: float) -> None:
+        rows: dict[int, list[Box]] = defaultdict(list)
+        for box in graph.boxes:
+            rows[box.rank].append(box)
+        self.rows = [rows[r] for r in sorted(rows, reverse=True)]
+        gap = (height - legend_h) / max(len(self.rows), 1)
+        self.box_h = min(11 * mm, gap * 0.42)
+        self.left = 22 * mm
+        span = width - self.left
+        self.pos: dict[str, tuple[float, float, float]] = {}
+        self.row_of: dict[str, int] = {}
+        for r, boxes in enumerate(self.rows):
+            slot = span / max(len(boxes), 1)
+            bw = min(34 * mm, slot * 0.86)
+            y = height - legend_h - (r + 0.5) * gap - self.box_h / 2
+            for i, box in enumerate(boxes):
+                self.pos[box.key] = (self.left + i * slot + (slot - bw) / 2, y, bw)
+                self.row_of[box.key] = r
+
+
+def _ordered(graph: FabricGraph, lay: _Layout) -> list[tuple[str, str, int]]:
+    """Bundles with the upper box (nearer the cores) first."""
+    out = []
+    for a, b, n in graph.bundles:
+        if lay.row_of[a] > lay.row_of[b]:
+            a, b = b, a
+        out.append((a, b, n))
     return out
 
 
-def _full_meshes(
-    rows: list[tuple[str, list[_Unit]]],
-    per_gap: dict[tuple[int, int], list[int]],
-    edges: Counter[tuple[tuple[int, int], tuple[int, int]]],
-) -> set[tuple[int, int]]:
-    """Adjacent tiers whose boxes are all linked to all, with the same count, many times over."""
-    out = set()
-    for (ra, rb), counts in per_gap.items():
-        full = len(rows[ra][1]) * len(rows[rb][1])
+def _meshes(lay: _Layout, bundles: list[tuple[str, str, int]]) -> dict[tuple[int, int], list[int]]:
+    """Adjacent rows whose boxes are all linked to all, with one count, many times over."""
+    per: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for a, b, n in bundles:
+        per[(lay.row_of[a], lay.row_of[b])].append(n)
+    out = {}
+    for (ra, rb), counts in per.items():
+        full = len(lay.rows[ra]) * len(lay.rows[rb])
         if rb == ra + 1 and len(counts) == full > MAX_LABELLED and len(set(counts)) == 1:
-            out.add((ra, rb))
-    del edges
+            out[(ra, rb)] = counts
     return out
+
+
+def _mesh_band(lay: _Layout, ra: int, rb: int, counts: list[int], mid_x: float) -> Group:
+    top, bottom = lay.rows[ra], lay.rows[rb]
+    xs, xt = [lay.pos[b.key] for b in top], [lay.pos[b.key] for b in bottom]
+    y_top, y_bot = xs[0][1], xt[0][1] + lay.box_h
+    points = [xs[0][0], y_top, xs[-1][0] + xs[-1][2], y_top]
+    points += [xt[-1][0] + xt[-1][2], y_bot, xt[0][0], y_bot]
+    band = Group(Polygon(points, fillColor=pc.SHADE, strokeColor=pc.GREY, strokeWidth=0.5))
+    text = f"full mesh: every box to every box, {counts[0]:,} links each ({sum(counts):,} links)"
+    band.add(_text(mid_x, (y_top + y_bot) / 2 - 2.5, text, 7.5, True, textAnchor="middle"))
+    return band
+
+
+def _lines(
+    lay: _Layout, bundles: list[tuple[str, str, int]], meshes: set[tuple[int, int]]
+) -> Group:
+    group = Group()
+    per: dict[tuple[int, int], int] = defaultdict(int)
+    for a, b, _ in bundles:
+        per[(lay.row_of[a], lay.row_of[b])] += 1
+    labels = Group()
+    for a, b, n in bundles:
+        ra, rb = lay.row_of[a], lay.row_of[b]
+        if (ra, rb) in meshes:
+            continue
+        xa, ya, wa = lay.pos[a]
+        xb, yb, wb = lay.pos[b]
+        near = rb - ra == 1
+        # a line past a row runs right of centre, behind that row's box, beside the near lines
+        at = 0.5 if near else 0.82
+        line = Line(xa + wa * at, ya, xb + wb * at, yb + lay.box_h)
+        line.strokeColor = pc.INK if near else pc.GREY
+        line.strokeWidth = 0.3 + 0.45 * math.log10(max(n, 1))
+        line.strokeDashArray = None if near else [2, 1.5]
+        group.add(line)
+        if per[(ra, rb)] > MAX_LABELLED:
+            continue
+        t = 0.62 if near else 0.8
+        mx = xa + wa * at + (xb + wb * at - xa - wa * at) * t
+        my = ya + (yb + lay.box_h - ya) * t
+        tw = pdfmetrics.stringWidth(f"{n}", pc.FONT, 6) + 2
+        labels.add(Rect(mx - tw / 2, my - 2.2, tw, 7, fillColor=pc.colors.white, strokeColor=None))
+        labels.add(_text(mx, my - 0.3, f"{n}", 6, textAnchor="middle"))
+    group.add(labels)
+    return group
+
+
+def _boxes(design: Design, lay: _Layout) -> Group:
+    group = Group()
+    models = {sw.id: sw.model for sw in design.switches}
+    for boxes in lay.rows:
+        _, y, _ = lay.pos[boxes[0].key]
+        name = String(0, y + lay.box_h / 2 + 2, row_name(boxes[0]), fontName=pc.BOLD, fontSize=7)
+        name.fillColor = pc.GREY
+        total = String(0, y + lay.box_h / 2 - 6, f"{sum(b.count for b in boxes):,}", fontSize=6)
+        total.fillColor = pc.GREY
+        group.add(name)
+        group.add(total)
+        for box in boxes:
+            x, y, bw = lay.pos[box.key]
+            fill = pc.SHADE if box.tier == 0 else LEAF_BLUE
+            group.add(
+                Rect(x, y, bw, lay.box_h, 1.2 * mm, 1.2 * mm, fillColor=fill, strokeWidth=0.6)
+            )
+            size = pc.fit_size(pdfmetrics, box.title, pc.BOLD, 6.5, bw - 2)
+            title = pc.clip(box.title, bw + 2, pc.BOLD, size)
+            group.add(
+                _text(x + bw / 2, y + lay.box_h / 2 + 0.8, title, size, True, textAnchor="middle")
+            )
+            detail = pc.clip(_detail(design, box, models), bw + 2, pc.FONT, pc.MIN_PAGE_PT)
+            group.add(
+                _text(
+                    x + bw / 2, y + lay.box_h / 2 - 6.2, detail, pc.MIN_PAGE_PT, textAnchor="middle"
+                )
+            )
+    return group
+
+
+def _legend(
+    design: Design,
+    lay: _Layout,
+    plane: int,
+    height: float,
+    bundles: list[tuple[str, str, int]],
+    meshes: set[tuple[int, int]],
+) -> Group:
+    s = design.sizing
+    lines = [
+        f"{design.topology}, {s.tiers} tier(s), plane {plane} of {design.planes}"
+        + ("; the other planes are wired the same" if design.planes > 1 else "")
+        + ". Boxes are switches (or groups of them, with their count); a line's number "
+        "is how many links run between the two boxes.",
+    ]
+    per: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for a, b, n in bundles:
+        per[(lay.row_of[a], lay.row_of[b])].append(n)
+    for (ra, rb), counts in sorted(per.items()):
+        if len(counts) > MAX_LABELLED and (ra, rb) not in meshes:
+            lo, hi = min(counts), max(counts)
+            each = f"{lo}" if lo == hi else f"{lo}-{hi}"
+            lines.append(
+                f"{row_name(lay.rows[ra][0])} - {row_name(lay.rows[rb][0])}: {sum(counts):,} "
+                f"links over {len(counts)} box pairs, {each} each (not labelled)"
+            )
+    group = Group()
+    for k, text in enumerate(lines[:4]):
+        group.add(_text(0, height - 4 * mm - k * 9, text, 7))
+    return group
+
+
+def topology_drawing(design: Design, width: float, height: float, plane: int = 0) -> Drawing:
+    """The figure, ``width`` x ``height`` points: legend on top, tiers below, cores first."""
+    graph = figure_graph(design, plane)
+    lay = _Layout(graph, width, height, 16 * mm)
+    bundles = _ordered(graph, lay)
+    meshes = _meshes(lay, bundles)
+    drawing = Drawing(width, height)
+    for (ra, rb), counts in sorted(meshes.items()):
+        drawing.add(_mesh_band(lay, ra, rb, counts, width / 2 + lay.left / 2))
+    drawing.add(_lines(lay, bundles, set(meshes)))
+    drawing.add(_boxes(design, lay))
+    drawing.add(_legend(design, lay, plane, height, bundles, set(meshes)))
+    return drawing
+
+
+def framed(drawing: Drawing, margin: float = 8 * mm) -> Drawing:
+    """The drawing on a white page with a margin all round (the stand-alone file)."""
+    page = Drawing(drawing.width + 2 * margin, drawing.height + 2 * margin)
+    page.add(Rect(0, 0, page.width, page.height, fillColor=pc.colors.white, strokeColor=None))
+    inner = Group(*drawing.contents)
+    inner.translate(margin, margin)
+    page.add(inner)
+    return page
+
+
+#: the stand-alone figure: an A4 landscape page's drawing area
+FIGURE_SIZE = (277 * mm, 180 * mm)
+
+
+def figure_drawing(design: Design, plane: int = 0) -> Drawing:
+    """The sheets' topology figure alone (``railplan sheets --figure``)."""
+    return framed(topology_drawing(design, *FIGURE_SIZE, plane=plane))
 
 
 class TopologyDiagram(Flowable):
-    """Tiers as rows of boxes, links as lines labelled with how many run between two boxes."""
+    """The figure as a flowable of the sheets (the same drawing the stand-alone files hold)."""
 
     def __init__(self, design: Design, width: float, height: float, plane: int = 0) -> None:
         super().__init__()
-        self.design = design
+        self.drawing = topology_drawing(design, width, height, plane)
         self.width = width
         self.height = height
-        self.plane = plane
 
     def wrap(self, aw: float, ah: float) -> tuple[float, float]:
         return self.width, self.height
 
     def draw(self) -> None:
-        c, d = self.canv, self.design
-        rows = topology_rows(d, self.plane)
-        where: dict[str, tuple[int, int]] = {}
-        for r, (_, units) in enumerate(rows):
-            for i, u in enumerate(units):
-                for m in u.members:
-                    where[m] = (r, i)
-        edges: Counter[tuple[tuple[int, int], tuple[int, int]]] = Counter()
-        for lk in d.links:
-            if lk.plane != self.plane or lk.a_device not in where or lk.b_device not in where:
-                continue
-            a, b = where[lk.a_device], where[lk.b_device]
-            edges[(min(a, b), max(a, b))] += 1
-        legend_h = 16 * mm
-        usable = self.height - legend_h
-        gap = usable / max(len(rows), 1)
-        box_h = min(11 * mm, gap * 0.42)
-        left = 22 * mm
-        span = self.width - left
-        pos: dict[tuple[int, int], tuple[float, float, float]] = {}
-        for r, (_, units) in enumerate(rows):
-            slot = span / max(len(units), 1)
-            bw = min(34 * mm, slot * 0.86)
-            y = self.height - legend_h - (r + 0.5) * gap - box_h / 2
-            for i in range(len(units)):
-                x = left + i * slot + (slot - bw) / 2
-                pos[(r, i)] = (x, y, bw)
-        # edges under the boxes
-        per_gap: dict[tuple[int, int], list[int]] = defaultdict(list)
-        for ((ra, _), (rb, _)), n in edges.items():
-            per_gap[(ra, rb)].append(n)
-        c.saveState()
-        mesh = _full_meshes(rows, per_gap, edges)
-        for ra, rb in mesh:  # every box to every box: one band instead of a thicket of lines
-            xs = [pos[(ra, i)] for i in range(len(rows[ra][1]))]
-            xt = [pos[(rb, i)] for i in range(len(rows[rb][1]))]
-            y_top, y_bot = xs[0][1], xt[0][1] + box_h
-            p = c.beginPath()
-            p.moveTo(xs[0][0], y_top)
-            p.lineTo(xs[-1][0] + xs[-1][2], y_top)
-            p.lineTo(xt[-1][0] + xt[-1][2], y_bot)
-            p.lineTo(xt[0][0], y_bot)
-            p.close()
-            c.setFillColor(pc.SHADE)
-            c.setStrokeColor(pc.GREY)
-            c.setLineWidth(0.5)
-            c.drawPath(p, stroke=1, fill=1)
-            counts = per_gap[(ra, rb)]
-            c.setFillColor(pc.INK)
-            c.setFont(pc.BOLD, 7.5)
-            c.drawCentredString(
-                self.width / 2 + left / 2,
-                (y_top + y_bot) / 2 - 2.5,
-                f"full mesh: every box to every box, {counts[0]:,} links each "
-                f"({sum(counts):,} links)",
-            )
-        for ((ra, ia), (rb, ib)), n in sorted(edges.items()):
-            if (ra, rb) in mesh:
-                continue
-            xa, ya, wa = pos[(ra, ia)]
-            xb, yb, wb = pos[(rb, ib)]
-            c.setStrokeColor(pc.INK if rb - ra == 1 else pc.GREY)
-            c.setDash([] if rb - ra == 1 else [2, 1.5])
-            c.setLineWidth(0.3 + 0.45 * math.log10(max(n, 1)))
-            c.line(xa + wa / 2, ya, xb + wb / 2, yb + box_h)
-        c.setDash([])
-        for ((ra, ia), (rb, ib)), n in sorted(edges.items()):
-            if len(per_gap[(ra, rb)]) > MAX_LABELLED or (ra, rb) in mesh:
-                continue
-            xa, ya, wa = pos[(ra, ia)]
-            xb, yb, wb = pos[(rb, ib)]
-            t = 0.62 if rb - ra == 1 else 0.8
-            mx = xa + wa / 2 + (xb + wb / 2 - xa - wa / 2) * t
-            my = ya + (yb + box_h - ya) * t
-            label = f"{n}"
-            tw = c.stringWidth(label, pc.FONT, 6) + 2
-            c.setFillColor(pc.colors.white)
-            c.rect(mx - tw / 2, my - 2.2, tw, 7, stroke=0, fill=1)
-            c.setFillColor(pc.INK)
-            c.setFont(pc.FONT, 6)
-            c.drawCentredString(mx, my - 0.3, label)
-        # boxes
-        for r, (name, units) in enumerate(rows):
-            _, y, _ = pos[(r, 0)]
-            c.setFillColor(pc.GREY)
-            c.setFont(pc.BOLD, 7)
-            c.drawString(0, y + box_h / 2 + 2, ROW_NAME[name])
-            c.setFont(pc.FONT, 6)
-            c.drawString(0, y + box_h / 2 - 6, f"{sum(len(u.members) for u in units):,}")
-            for i, u in enumerate(units):
-                x, y, bw = pos[(r, i)]
-                c.setFillColor(pc.SHADE if name == "nodes" else pc.colors.HexColor("#dfe5ef"))
-                c.setStrokeColor(pc.INK)
-                c.setLineWidth(0.6)
-                c.roundRect(x, y, bw, box_h, 1.2 * mm, stroke=1, fill=1)
-                c.setFillColor(pc.INK)
-                size = pc.fit_size(c, u.title, pc.BOLD, 6.5, bw - 2)
-                c.setFont(pc.BOLD, size)
-                title = pc.clip(u.title, bw + 2, pc.BOLD, size)
-                c.drawCentredString(x + bw / 2, y + box_h / 2 + 0.8, title)
-                c.setFont(pc.FONT, pc.MIN_PAGE_PT)
-                detail = pc.clip(u.detail, bw + 2, pc.FONT, pc.MIN_PAGE_PT)
-                c.drawCentredString(x + bw / 2, y + box_h / 2 - 6.2, detail)
-        # what the numbers mean, and unlabelled tiers summarised
-        c.setFillColor(pc.INK)
-        c.setFont(pc.FONT, 7)
-        s = d.sizing
-        lines = [
-            f"{d.topology}, {s.tiers} tier(s), plane {self.plane} of {d.planes}"
-            + ("; the other planes are wired the same" if d.planes > 1 else "")
-            + ". Boxes are switches (or groups of them, with their count); a line's number "
-            "is how many links run between the two boxes.",
-        ]
-        for (ra, rb), counts in sorted(per_gap.items()):
-            if len(counts) > MAX_LABELLED and (ra, rb) not in mesh:
-                lo, hi = min(counts), max(counts)
-                each = f"{lo}" if lo == hi else f"{lo}-{hi}"
-                lines.append(
-                    f"{ROW_NAME[rows[ra][0]]} - {ROW_NAME[rows[rb][0]]}: {sum(counts):,} links "
-                    f"over {len(counts)} box pairs, {each} each (not labelled)"
-                )
-        for k, text in enumerate(lines[:4]):
-            c.drawString(0, self.height - 4 * mm - k * 9, text)
-        c.restoreState()
+        self.drawing.drawOn(self.canv, 0, 0)
