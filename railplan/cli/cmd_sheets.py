@@ -117,11 +117,11 @@ def sheets_cmd(
             )
     write_set(out_dir, files)
     _say(f"wrote {out_dir / 'sheets.pdf'} ({pages} pages, {len(design.cables):,} cables)")
+    if labels != "none":
+        _say(f"wrote {out_dir / 'labels.pdf'} ({lpages} pages of {labels})")
     if figure is not None:
         from railplan.render.drawing_files import drawing_bytes
         from railplan.render.pdf_topology import figure_drawing
 
         write_atomic(figure, drawing_bytes(figure_drawing(design), figure_kind))
         _say(f"wrote {figure} (topology figure, plane 0)")
-    if labels != "none":
-        _say(f"wrote {out_dir / 'labels.pdf'} ({lpages} pages of {labels})")

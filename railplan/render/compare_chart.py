@@ -134,7 +134,9 @@ def compare_chart(designs: list[dict[str, Any]], infeasible: list[dict[str, Any]
     else:
         colours = [pc.colors.HexColor(c) for c in TRAFFIC_COLOURS]
         numbers = [[float(v or 0) for v in s] for s in series]
-        drawing.add(_bars(x, families, numbers, colours, "%.2f", value_max=1.0))
+        bars = _bars(x, families, numbers, colours, "%.2f", value_max=1.0)
+        bars.barLabels.angle, bars.barLabels.boxAnchor, bars.barLabels.nudge = 90, "w", 2
+        drawing.add(bars)  # labels upright: three bars per family leave no room side by side
         legend = Legend()
         legend.x, legend.y = x - 10, PANEL_H + 50
         legend.fontName, legend.fontSize = pc.FONT, 7
