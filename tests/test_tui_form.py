@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from textual import events
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
@@ -83,7 +84,7 @@ async def test_footer_at_80_columns_shows_f8_escape_and_ctrl_q():
 
 
 @sync
-async def test_help_scrolls_with_the_keyboard():
+async def test_help_scrolls_with_the_keyboard_and_the_mouse():
     tui = app()
     async with tui.run_test(size=NARROW) as pilot:
         await settle(tui, pilot)
@@ -93,6 +94,13 @@ async def test_help_scrolls_with_the_keyboard():
         assert tui.focused is scroll  # the keys scroll it; it is a scroll container (mouse wheel)
         assert scroll.max_scroll_y > 0  # the help is longer than 24 lines
         assert "as on the CLI" not in screen_text(tui)
+        # the mouse wheel over the help scrolls it (Pilot has no public wheel helper)
+        await pilot._post_mouse_events([events.MouseScrollDown], widget=scroll, offset=(10, 5))
+        await pilot.pause(0.3)
+        assert scroll.scroll_y > 0
+        await pilot.press("home")
+        await pilot.pause(0.3)
+        assert scroll.scroll_y == 0
         await pilot.press("pagedown")
         await pilot.pause(0.3)
         assert scroll.scroll_y > 0
