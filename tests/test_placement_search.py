@@ -222,3 +222,15 @@ def test_roles_of_unlike_groups_go_to_cp_sat(seed):
         driver_module.alike = original
     assert fits(groups, answer.at, tables.n_racks)
     assert answer.objective == placement_cost(tables, answer.at) >= optimum >= answer.bound
+
+
+def test_rack_group_count_is_an_upper_bound_when_units_and_power_disagree():
+    """Counter-example to packing by (units, power): the three groups that fit are not the three
+    smallest; the bound built on the count must stay below the enumerated optimum."""
+    groups, tables = instance(2**31)
+    sizes = sorted((g.units, g.power_w) for g in groups)
+    assert sizes == [(2, 3000.0), (2, 4000.0), (3, 4000.0), (5, 2000.0)]
+    assert bounds.max_groups_per_rack(groups, USABLE, BUDGET) >= 3
+    optimum = brute_force(groups, tables)
+    assert optimum == 700
+    assert bounds.relaxation_bound(groups, tables, USABLE, BUDGET) <= optimum

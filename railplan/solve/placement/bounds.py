@@ -20,13 +20,20 @@ from railplan.solve.placement.tables import UNUSED, CostTables
 
 
 def max_groups_per_rack(groups: Sequence[Group], usable: int, budget: float) -> int:
-    """Most groups any rack can hold: the smallest ones first, by units and power."""
-    count, used_u, used_w = 0, 0, 0.0
-    for g in sorted(groups, key=lambda g: (g.units, g.power_w)):
-        if used_u + g.units > usable or used_w + g.power_w > budget + 1e-9:
-            break
-        count, used_u, used_w = count + 1, used_u + g.units, used_w + g.power_w
-    return max(1, count)
+    """At least as many groups as any rack can hold: the count of the smallest ones that fit by
+    units alone, or by power alone, whichever is fewer.
+
+    Any set of ``k`` groups that fits a rack has units and watts no smaller than the ``k``
+    smallest of each, so ``k`` is at most both counts. Packing the smallest groups by units and
+    power together is not an upper bound: with room for 10 U and 10 kW, groups of (2 U, 3 kW),
+    (2 U, 4 kW), (3 U, 4 kW) and (5 U, 2 kW) fit three at a time (the last three), while the
+    first three by size already need 11 kW.
+    """
+    units = np.cumsum(sorted(g.units for g in groups))
+    watts = np.cumsum(sorted(g.power_w for g in groups))
+    by_u = int(np.searchsorted(units, usable, side="right"))
+    by_w = int(np.searchsorted(watts, budget + 1e-9, side="right"))
+    return max(1, min(by_u, by_w))
 
 
 def relaxation_bound(
