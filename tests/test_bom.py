@@ -204,3 +204,14 @@ def test_bom_of_a_planned_design_matches_the_media_assignment(catalog: Catalog) 
     assert billed.totals.transceivers == len(cages) < 2 * optics_links
     assert sum(1 for d, _ in cages if d.startswith("node")) == 4 * len(design.nodes)
     assert billed == bom(dataclasses.replace(design, cables=cables), catalog)
+
+
+def test_switch_lines_carry_the_orderable_part_number(catalog: Catalog) -> None:
+    """QM9700 is ordered as MQM9700-NS2F (P2C airflow) per NVIDIA's QM9700 user manual."""
+    design = hand_design()
+    design = dataclasses.replace(
+        design, switches=tuple(dataclasses.replace(s, model="qm9700") for s in design.switches)
+    )
+    (line,) = bom(design, catalog).lines
+    assert (line.part, line.part_number, line.count) == ("qm9700", "MQM9700-NS2F", 3)
+    assert "MQM9700-NS2R" in catalog.switch("qm9700").notes  # the C2P airflow variant

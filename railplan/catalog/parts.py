@@ -74,6 +74,8 @@ class SwitchModel(_Strict):
     hop_latency_ns: Sourced | None = None
     #: electrical lane rates its cages run, in Gb/s (empty: any); a module's host lanes must match
     lane_gbps: tuple[int, ...] = ()
+    #: the vendor's orderable part number ("" where the catalog does not know it); the bill prints it
+    part_number: str = ""
     notes: str = ""
 
     @model_validator(mode="after")

@@ -180,6 +180,7 @@ def bom(design: Design, catalog: Catalog, *, include_nics: bool = False) -> Bom:
                 m.price_usd.value,
                 m.power_typical_w.value,
                 (m.price_usd.source, m.power_typical_w.source),
+                part_number=m.part_number,
             )
         )
     nics = _nic_line(design, catalog, include_nics, lines, notes)
