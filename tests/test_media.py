@@ -7,7 +7,7 @@ import math
 import pytest
 
 from railplan.catalog import Catalog
-from railplan.design import Cable
+from railplan.design import Cable, Design
 from railplan.errors import InfeasibleError
 from railplan.physical import media
 from railplan.physical.costers import DesignCoster
@@ -233,19 +233,24 @@ def test_a_port_used_twice_is_refused(catalog: Catalog) -> None:
         media.assign_cages(catalog, runs)
 
 
-def test_check_cables_flags_two_optics_in_one_cage(catalog: Catalog) -> None:
-    import dataclasses
-
+def cabled_at_20m(catalog: Catalog) -> tuple[Design, list[Cable]]:
+    """A planned 32-GPU QM9700 design and one cable per link from its media at 20 m."""
     from railplan.pipeline.plan import plan
 
     design = plan(make_spec(32, "dgx-h100", switches=["qm9700"]), catalog)
-    lengths = {lk.id: 20.0 for lk in design.links}
-    got = media.assign_design(design, catalog, lengths)
+    got = media.assign_design(design, catalog, {lk.id: 20.0 for lk in design.links})
     cables = [
         Cable(f"C{i}", lk.id, got.choices[lk.id].cable, got.choices[lk.id].transceiver_a,
               got.choices[lk.id].transceiver_b, got.choices[lk.id].stocked_length_m, "", "", "")
         for i, lk in enumerate(design.links)
     ]  # fmt: skip
+    return design, cables
+
+
+def test_check_cables_flags_two_optics_in_one_cage(catalog: Catalog) -> None:
+    import dataclasses
+
+    design, cables = cabled_at_20m(catalog)
     sound = dataclasses.replace(design, cables=tuple(cables))
     assert check_cables(sound, catalog) == []
     # DGX twin-port cages carry rails 0 and 1: put a DR4 module on rail 1 only

@@ -150,17 +150,10 @@ def test_the_cable_check_is_derived_afresh_for_every_design_object() -> None:
     a copy the caller may change)."""
     import dataclasses
 
-    from railplan.design import Cable
-    from railplan.pipeline.plan import plan
     from railplan.validate.cables import check_cables
+    from tests.test_media import cabled_at_20m
 
-    design = plan(make_spec(32, "dgx-h100", switches=["qm9700"]), _CATALOG)
-    got = media.assign_design(design, _CATALOG, {lk.id: 20.0 for lk in design.links})
-    cables = [
-        Cable(f"C{i}", lk.id, got.choices[lk.id].cable, got.choices[lk.id].transceiver_a,
-              got.choices[lk.id].transceiver_b, got.choices[lk.id].stocked_length_m, "", "", "")
-        for i, lk in enumerate(design.links)
-    ]  # fmt: skip
+    design, cables = cabled_at_20m(_CATALOG)
     sound = dataclasses.replace(design, cables=tuple(cables))
     first = check_cables(sound, _CATALOG)
     assert first == []
