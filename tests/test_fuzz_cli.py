@@ -95,12 +95,15 @@ def mutated(draw: st.DrawFn, data: Any) -> Any:
         for key in path[:-1]:
             parent = parent[key]
         op = draw(st.sampled_from(["replace", "replace", "delete", "extra"]))
+        # a fresh copy: a drawn list or dict must not carry one example's edits into the next
         if op == "replace":
-            parent[path[-1]] = draw(HOSTILE)
+            parent[path[-1]] = copy.deepcopy(draw(HOSTILE))
         elif op == "delete":
             del parent[path[-1]]
         elif isinstance(parent, dict):
-            parent[draw(st.sampled_from(["bogus", "id", "x_m", "u"]))] = draw(HOSTILE)
+            parent[draw(st.sampled_from(["bogus", "id", "x_m", "u"]))] = copy.deepcopy(
+                draw(HOSTILE)
+            )
     return data
 
 
