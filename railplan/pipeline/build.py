@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design
+from railplan.gc_pause import paused
 from railplan.pipeline.plan import honour_attachment, needs_choice, plan
 from railplan.spec import Spec
 from railplan.validate import check
@@ -64,6 +65,20 @@ def build(
     ``method="naive"`` places switches first-fit from the row end instead of solving.
     """
     catalog = catalog or load_catalog()
+    with paused():  # millions of acyclic objects at scale: see railplan/gc_pause.py
+        return _build(spec, catalog, topology, layout, objective, time_limit_s, progress, method)
+
+
+def _build(
+    spec: Spec,
+    catalog: Catalog,
+    topology: str | None,
+    layout: bool,
+    objective: str,
+    time_limit_s: float | None,
+    progress: Callable[[str], None] | None,
+    method: Literal["cp-sat", "naive"],
+) -> Build:
     say = progress or (lambda _msg: None)
     chosen: SolverReport | None = None
     if several_models(spec, catalog, topology):

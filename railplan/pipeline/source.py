@@ -15,6 +15,7 @@ from typing import Literal
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design, design_from_dict
 from railplan.errors import DesignFileError, SpecError
+from railplan.gc_pause import paused
 from railplan.identifiers import shorten
 from railplan.pipeline.build import Build, build
 from railplan.safe_load import MAX_JSON_BYTES, load_json, read_file
@@ -128,19 +129,20 @@ class DesignSource:
         from railplan.physical.bom import bom
         from railplan.pipeline.layout import complete
 
-        design, placement = self.design(), None
-        if layout and (relayout or not design.cables):
-            design, placement = complete(
-                design,
-                self.spec(),
-                self.catalog(),
-                objective=objective,
-                time_limit_s=time_limit_s,
-                progress=progress,
-                method=method,
-            )
-            problems = check(design, self.catalog())
-            if problems:
-                raise AssertionError(f"laid-out design fails check: {problems[:5]}")
-        bill = bom(design, self.catalog()) if design.cables else None
+        with paused():  # a big design.json is millions of objects too (railplan/gc_pause.py)
+            design, placement = self.design(), None
+            if layout and (relayout or not design.cables):
+                design, placement = complete(
+                    design,
+                    self.spec(),
+                    self.catalog(),
+                    objective=objective,
+                    time_limit_s=time_limit_s,
+                    progress=progress,
+                    method=method,
+                )
+                problems = check(design, self.catalog())
+                if problems:
+                    raise AssertionError(f"laid-out design fails check: {problems[:5]}")
+            bill = bom(design, self.catalog()) if design.cables else None
         return Build(design=design, bom=bill, placement=placement, switch_choice=None)
