@@ -13,7 +13,7 @@ from functools import cache
 import pytest
 
 from railplan.catalog import Catalog, load_catalog
-from railplan.design import design_from_json, design_to_json
+from railplan.design import Design, design_from_json, design_to_json
 from railplan.errors import InfeasibleError
 from railplan.physical import media
 from railplan.physical.media import CageEnd, LinkRun
@@ -296,3 +296,31 @@ def test_a_plant_channel_nothing_else_carries_names_the_limit() -> None:
     spec, cat = _stretched_1k(longest_cord_m=200)
     with pytest.raises(InfeasibleError, match=r"within the 500 m its modules osfp-800g-2xdr4"):
         build(spec, cat)
+
+
+def _numbers_in_order(d: Design) -> None:
+    """Physical ids are P00001 on without a gap or a repeat: the point-to-point cables first,
+    numbered as their links come in technician (cable) order, then the plant's pieces."""
+    plant = {s.link_id for s in d.segments}
+    direct: list[int] = []
+    for c in d.cables:  # cable ids run in technician order
+        n = int(c.physical[1:])
+        if c.link_id not in plant and n not in direct:
+            direct.append(n)
+    pieces = sorted({int(s.physical[1:]) for s in d.segments})
+    assert direct == list(range(1, len(direct) + 1))
+    assert pieces == list(range(len(direct) + 1, len(direct) + len(pieces) + 1))
+
+
+def test_physical_ids_number_direct_cables_then_the_plant() -> None:
+    _numbers_in_order(planted().design)
+
+
+def test_physical_ids_stay_in_order_after_links_move_off_the_plant() -> None:
+    """The plant is tried numbering its own pieces from 1 and moved up after the
+    point-to-point cables once it stands, also when a retry moved links off it."""
+    spec, cat = _stretched_1k(longest_cord_m=2000)
+    b = build(spec, cat)
+    assert b.placement is not None
+    assert any("kept off the fibre plant" in n for n in b.placement.notes)
+    _numbers_in_order(b.design)

@@ -12,7 +12,7 @@ from railplan.design import Cable, Design, Link, PatchPanel, Placement, PlantSeg
 from railplan.physical import media
 from railplan.physical.floor import End, Floor, node_slots, switch_units
 from railplan.physical.physical_ids import direct_ids
-from railplan.physical.plant import PlantReachError, PlantResult, build_plant
+from railplan.physical.plant import PlantReachError, PlantResult, build_plant, shift_ids
 from railplan.spec.labels import parse_label_template
 
 #: TIA-598 fibre colour order, used for rails (or planes)
@@ -305,19 +305,23 @@ def _media_and_plant(
     their modules reach (their panels stand further apart than their switches, or the next
     stocked trunk is too long) are retried: multimode ones on single-mode optics, then
     single-mode ones on point-to-point media, where their cages allow any. Each retry moves
-    more links, so the loop ends; a channel nothing else can carry is refused."""
+    more links, so the loop ends; a channel nothing else can carry is refused.
+
+    Physical ids are drawn once the plant stands: the point-to-point cables take P00001 on in
+    ``order``, the plant's pieces the numbers after them (the plant numbers its own from 1
+    while it is tried, then moves them up)."""
     fibre: dict[str, str] = {}
     direct: set[str] = set()
-    ends = media.link_ends(design, catalog)
     planned: set[str] | None = None  # the links the first assignment sent through the plant
+    limit = len(design.links) * 4 + 10
     while True:
         assignment = media.assign_design(design, catalog, routed, fibre, direct)
         if planned is None:
             planned = {k for k, c in assignment.choices.items() if c.kind == "plant"}
-        new_id = _numbering(len(design.links) * 4 + 10)
-        physical = direct_ids(catalog, order, ends, assignment.choices, new_id)
         try:
-            plant = build_plant(design, floor, catalog, where, assignment.choices, order, new_id)
+            plant = build_plant(
+                design, floor, catalog, where, assignment.choices, order, _numbering(limit)
+            )
         except PlantReachError as exc:
             if exc.fibre == "mmf" and any(link not in fibre for link in exc.links):
                 fibre.update({link: "smf" for link in exc.links})
@@ -326,10 +330,15 @@ def _media_and_plant(
             else:
                 raise
             continue
-        notes = _retry_notes(fibre, direct, planned, assignment.choices)
-        if notes:
-            plant = dataclasses.replace(plant, notes=(*plant.notes, *notes))
-        return assignment, physical, plant
+        break
+    ends = media.link_ends(design, catalog)
+    numbers = _numbering(limit)
+    physical = direct_ids(catalog, order, ends, assignment.choices, numbers)
+    plant = shift_ids(plant, len(set(phys for phys, _ in physical.values())))
+    notes = _retry_notes(fibre, direct, planned, assignment.choices)
+    if notes:
+        plant = dataclasses.replace(plant, notes=(*plant.notes, *notes))
+    return assignment, physical, plant
 
 
 def _retry_notes(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 
 from railplan.catalog import Cable, Catalog, Transceiver
@@ -50,30 +49,48 @@ def direct_ids(
     Legs are ``A<n>-B<n>``, n counting the cable's links by their slot at the a end (the two
     links of a twin-port DAC are A1-B1 and A2-B2, the two legs of a 1:2 splitter likewise).
     """
-    members: dict[Hashable, list[tuple[int, str]]] = defaultdict(list)
-    phys: dict[Hashable, str] = {}
-    # links of one equivalence class share their MediaChoice: look its parts up once
-    parts: dict[tuple[str, str, str], tuple[Cable, int, int]] = {}
+    # the first link of each physical cable, then the others (most cables carry one link)
+    first: dict[Hashable, tuple[int, str, str]] = {}
+    more: dict[Hashable, list[tuple[int, str]]] = {}
+    # links of one equivalence class share their MediaChoice object: its parts are looked up
+    # once (the choices stay alive in ``choices`` while this runs, so their ids are theirs)
+    parts: dict[int, tuple[Cable, int, int] | None] = {}
     for link in order:
         choice = choices[link.id]
-        if choice.kind == "plant":
+        if id(choice) in parts:
+            hit = parts[id(choice)]
+        else:
+            hit = parts[id(choice)] = _parts(catalog, choice)
+        if hit is None:
             continue
         a, b = ends[link.id]
-        named = (choice.cable, choice.transceiver_a, choice.transceiver_b)
-        hit = parts.get(named)
-        if hit is None:
-            per = [
-                t.ports_per_connector if t is not None else 1
-                for t in (catalog.transceivers.get(n) if n else None for n in named[1:])
-            ]
-            hit = (catalog.cables[choice.cable], per[0], per[1])
-            parts[named] = hit
         key = _instance_key(hit[0], a, b, hit[1], hit[2])
-        if key not in phys:
-            phys[key] = new_id()
-        members[key].append((a.slot * 1000 + b.slot, link.id))
+        held = first.get(key)
+        if held is None:
+            first[key] = (a.slot * 1000 + b.slot, link.id, new_id())
+        else:
+            more.setdefault(key, [held[:2]]).append((a.slot * 1000 + b.slot, link.id))
     out = {}
-    for key, links in members.items():
-        for n, (_, link_id) in enumerate(sorted(links), start=1):
-            out[link_id] = (phys[key], f"A{n}-B{n}")
+    for key, (_, link_id, phys) in first.items():
+        links = more.get(key)
+        if links is None:
+            out[link_id] = (phys, "A1-B1")
+            continue
+        for n, (_, member) in enumerate(sorted(links), start=1):
+            out[member] = (phys, f"A{n}-B{n}")
     return out
+
+
+def _parts(catalog: Catalog, choice: MediaChoice) -> tuple[Cable, int, int] | None:
+    """A point-to-point choice's cable and the ports per connector of the module at each end
+    (1: none); None for a link through the fibre plant."""
+    if choice.kind == "plant":
+        return None
+    per = [
+        t.ports_per_connector if t is not None else 1
+        for t in (
+            catalog.transceivers.get(n) if n else None
+            for n in (choice.transceiver_a, choice.transceiver_b)
+        )
+    ]
+    return catalog.cables[choice.cable], per[0], per[1]

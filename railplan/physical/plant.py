@@ -14,6 +14,7 @@ gives each leg its port.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -195,6 +196,24 @@ def _assemble(
     cost = _cost(records, catalog, segments)
     notes = _notes(links, records, segments, catalog)
     return PlantResult(records, placements, tuple(segments), cables, cost, notes)
+
+
+def shift_ids(plant: PlantResult, offset: int) -> PlantResult:
+    """The plant with every physical id ``P<n>`` numbered ``P<n + offset>`` (the plant is
+    built numbering its pieces from 1; the point-to-point cables take the numbers before)."""
+    if not offset or not plant.segments:
+        return plant
+
+    def moved(phys: str) -> str:
+        return f"P{int(phys[1:]) + offset:05d}"
+
+    ids = {s.physical: moved(s.physical) for s in plant.segments}
+    segments = tuple(dataclasses.replace(s, physical=ids[s.physical]) for s in plant.segments)
+    cables = {
+        link: (media, length, ids[phys], leg)
+        for link, (media, length, phys, leg) in plant.cables.items()
+    }
+    return dataclasses.replace(plant, segments=segments, cables=cables)
 
 
 #: a piece of a link: (physical id, part, leg, stocked length)
