@@ -16,6 +16,7 @@ count ask for the components too):
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +58,10 @@ class Structure:
     shapes: tuple[Component | InfeasibleError, ...]
     #: what ``_validate_runs`` refused in the cage structure (None: sound)
     problem: InfeasibleError | None
+    #: per group, a number its shape shares with every equal shape (a cheap key for it)
+    shape_ids: tuple[int, ...] = ()
+    #: per group, the ids of its links, aligned with ``groups``
+    link_ids: tuple[tuple[str, ...], ...] = ()
 
 
 _STRUCTURES: dict[tuple[int, ...], tuple[tuple[object, ...], Structure]] = {}
@@ -85,7 +90,10 @@ def structure(design: Design, catalog: Catalog) -> Structure:
             shapes.append(component_shape(runs, members, ""))
         except InfeasibleError as exc:
             shapes.append(exc)
-    out = Structure(runs, groups, tuple(shapes), problem)
+    numbered: dict[Component | InfeasibleError, int] = {}
+    shape_ids = tuple(numbered.setdefault(shape, len(numbered)) for shape in shapes)
+    link_ids = tuple(tuple(runs[i].link_id for i in members) for members in groups)
+    out = Structure(runs, groups, tuple(shapes), problem, shape_ids, link_ids)
     if len(_STRUCTURES) > 3:
         _STRUCTURES.clear()
     _STRUCTURES[key] = (held, out)
@@ -108,6 +116,16 @@ def decide(
     idx: CatalogIndex, comp: Component, length_m: float, link: str, notes: _Notes, direct: bool
 ) -> tuple[tuple[Plan, ...], Priced | None]:
     """``media_assign._decide``, remembered per (shape, point-to-point only, length)."""
+    plans, best, told = decision(idx, comp, length_m, link, direct)
+    tell(notes, told, len(comp.runs), link, length_m)
+    return plans, best
+
+
+def decision(
+    idx: CatalogIndex, comp: Component, length_m: float, link: str, direct: bool
+) -> tuple[tuple[Plan, ...], Priced | None, Told]:
+    """The plans, the cheapest and what the notes are told, remembered per (shape,
+    point-to-point only, length); ``link`` only names the example a note gives."""
     key = (comp, direct, length_m)
     hit = idx.decided.get(key)
     if hit is None:
@@ -122,15 +140,18 @@ def decide(
             idx.decided.clear()
         hit = (plans, best, told)
         idx.decided[key] = hit
-    plans, best, (skipped, plant_why) = hit
-    n = len(comp.runs)
+    return hit
+
+
+def tell(notes: _Notes, told: Told, n: int, link: str, length_m: float) -> None:
+    """Count a decision of ``n`` links in the notes, as ``_decide`` would have."""
+    skipped, plant_why = told
     if skipped is not None:
         reason, saving = skipped
         notes.skipped[reason] += n
         notes.skipped_example.setdefault(reason, (link, length_m, saving))
     if plant_why is not None:
         notes.plant[plant_why] += n
-    return plans, best
 
 
 def split(
@@ -157,51 +178,81 @@ def assign_design(
     direct: Collection[str] = (),
 ) -> Assignment:
     """Media for every link of ``design`` at its routed length: the answer
-    ``assign_cages(catalog, design_runs(design, catalog, lengths_m, fibre, direct))`` gives."""
+    ``assign_cages(catalog, design_runs(design, catalog, lengths_m, fibre, direct))`` gives.
+
+    Components alike in shape, fibre asked, point-to-point need and longest length share one
+    decision and, off the plant, one per-link split: they are looked up by the shape's number
+    (``Structure.shape_ids``), not by hashing the shape for every component."""
     struct = structure(design, catalog)
     runs = struct.runs
     fibre = fibre or {}
-    lengths: list[float] = []
-    for run in runs:
-        if run.link_id not in lengths_m:
-            raise InfeasibleError(
-                f"link {run.link_id} has no routed length; route every link first"
-            )
-        length = float(lengths_m[run.link_id])
-        check_length(length)
-        lengths.append(length)
-    for run in runs:
-        asked = fibre.get(run.link_id, "")
-        if asked not in ("", "mmf", "smf"):
-            raise InfeasibleError(f"link {run.link_id}: fibre {asked!r} is not mmf or smf")
+    lengths = _lengths(runs, lengths_m)
+    if fibre:
+        for run in runs:
+            asked = fibre.get(run.link_id, "")
+            if asked not in ("", "mmf", "smf"):
+                raise InfeasibleError(f"link {run.link_id}: fibre {asked!r} is not mmf or smf")
     if struct.problem is not None:
         raise struct.problem
     idx = catalog_index(catalog)
     choices: dict[str, MediaChoice] = {}
     notes = _Notes([], Counter(), {}, Counter())
+    # (shape number, fibre, point-to-point only, length) -> (shape, plans, best, told)
+    decided: dict[
+        tuple[int, str, bool, float], tuple[Component, tuple[Plan, ...], Priced | None, Told]
+    ] = {}
+    # (shape number, fibre, id of a point-to-point best) -> its per-link choices; every best
+    # stays alive in ``decided`` meanwhile, so an id names one plan
+    splits: dict[tuple[int, str, int], list[MediaChoice]] = {}
     for g, members in enumerate(struct.groups):
+        ids = struct.link_ids[g]
         asked = ""
-        if fibre and any(runs[i].link_id in fibre for i in members):
+        if fibre and any(link in fibre for link in ids):
             local = {
                 i: dataclasses.replace(runs[i], fibre=fibre.get(runs[i].link_id, ""))
                 for i in members
             }
             asked = _fibre_demand(local, members)
-        comp = shape_of(struct, g, asked)
-        longest = max(members, key=lambda i: (lengths[i], -i))
-        length = lengths[longest]
-        link = runs[longest].link_id
-        only_direct = bool(direct) and any(runs[i].link_id in direct for i in members)
-        plans, best = decide(idx, comp, length, link, notes, only_direct)
-        if best is None:
-            run = dataclasses.replace(runs[longest], length_m=length)
-            _refuse(run, members, plans, length, asked)
         own = [lengths[i] for i in members]
-        for i, choice in zip(members, split(idx, comp, best, own), strict=True):
-            choices[runs[i].link_id] = choice
-        if len(members) > 1 and best.plan.plant is None:
+        length = max(own)
+        at = own.index(length)  # the first longest: members run in order
+        link = ids[at]
+        only_direct = bool(direct) and any(k in direct for k in ids)
+        key = (struct.shape_ids[g], asked, only_direct, length)
+        hit = decided.get(key)
+        if hit is None:
+            comp = shape_of(struct, g, asked)
+            hit = decided[key] = (comp, *decision(idx, comp, length, link, only_direct))
+        comp, plans, best, told = hit
+        tell(notes, told, len(members), link, length)
+        if best is None:
+            run = dataclasses.replace(runs[members[at]], length_m=length)
+            _refuse(run, members, plans, length, asked)
+        if best.plan.plant is not None:
+            choices.update(zip(ids, per_link_choices(comp, best, own), strict=True))
+            continue
+        skey = (key[0], asked, id(best))
+        each = splits.get(skey)
+        if each is None:
+            each = splits[skey] = split(idx, comp, best, own)
+        choices.update(zip(ids, each, strict=True))
+        if len(members) > 1:
             shortest = min(own)
             stock = best.cables[0][0].stocked(shortest)
             if stock is not None and stock < best.cables[0][1]:
                 notes.stretched.append((link, shortest, length))
     return Assignment(choices=choices, notes=notes.sentences())
+
+
+def _lengths(runs: Sequence[LinkRun], lengths_m: Mapping[str, float]) -> list[float]:
+    """Each run's routed length, in run order; refused when one is missing or not a length."""
+    try:
+        out = [float(lengths_m[run.link_id]) for run in runs]
+    except KeyError as exc:
+        raise InfeasibleError(
+            f"link {exc.args[0]} has no routed length; route every link first"
+        ) from None
+    if not all(0 <= x < math.inf for x in out):  # NaN fails both comparisons
+        for x in out:
+            check_length(x)
+    return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -181,7 +181,7 @@ def _port(
         key=lambda pc: (-pc[0].slots * pc[1].ports / pc[0].rack_units, pc[0].rack_units, pc[0].id),
     )
     options = holds[:1] + [pc for pc in densest if pc not in holds[:1]]
-    for candidate in space.order(rack):
+    for candidate in _nearest_first(space, rack):
         if join is not None and join[0] == candidate:
             return join[1], join[2]
         held = space.open.get((candidate, connector))
@@ -199,6 +199,13 @@ def _port(
         f"no rack has a free unit for a patch panel of the fibre plant near rack {rack}; add "
         "network racks (layout.network_rack_count) or raise layout.rack_height_u"
     )
+
+
+def _nearest_first(space: PanelSpace, rack: str) -> Iterator[str]:
+    """The leg's own rack, then the others nearest first (``PanelSpace.order``), worked out
+    only when the own rack has no room (its distances to every rack are a table row)."""
+    yield rack
+    yield from (other for other in space.order(rack) if other != rack)
 
 
 def _use(space: PanelSpace, i: int) -> tuple[int, int]:
