@@ -7,6 +7,8 @@ fibre plant are checked piece by piece (``validate.plant``).
 
 from __future__ import annotations
 
+import math
+
 from railplan.catalog import LENGTH_EPS_M, Cable, Catalog, Transceiver, cage_accepts
 from railplan.design import Cable as CableRow
 from railplan.design import Design
@@ -37,6 +39,7 @@ def _check_cables(design: Design, catalog: Catalog) -> list[str]:
     plant_links = {s.link_id for s in design.segments}
     module_of: dict[tuple[str, int], tuple[str, str]] = {}
     verdicts: dict[tuple[object, ...], object] = {}
+    clean: dict[tuple[object, ...], float] = {}
     for cab in design.cables:
         if cab.link_id not in links:
             out.append(f"cable {cab.id} belongs to unknown link {cab.link_id}")
@@ -44,13 +47,29 @@ def _check_cables(design: Design, catalog: Catalog) -> list[str]:
         if not 0 < cab.length_m < 1e6:
             out.append(f"cable {cab.id} is {cab.length_m:g} m long; a cable has a positive length")
             continue
+        a, b = ends[cab.link_id]
+        protocol = protocols[cab.link_id]
+        names = (cab.transceiver_a, cab.transceiver_b)
+        # cables alike in parts, cages, makers and protocol break no rule of their own up to
+        # one length (``_clean_up_to``): below it only the cage-mates' modules are compared
+        in_plant = cab.link_id in plant_links
+        kind: tuple[object, ...] = (cab.media, *names, protocol, in_plant)
+        kind += (a.vendor, a.form_factor, a.ports_per_cage, b.vendor, b.form_factor)
+        kind += (b.ports_per_cage,)
+        limit = clean.get(kind)
+        if limit is None:
+            limit = clean[kind] = _clean_up_to(catalog, cab, (a, b), protocol, in_plant)
+        if cab.length_m <= limit:
+            for end, name in ((a, names[0]), (b, names[1])):
+                if name:
+                    held = module_of.setdefault(end.key, (name, cab.link_id))
+                    if held[0] != name:
+                        out.append(_two_modules(catalog, end, held, name, cab.link_id))
+            continue
         part = catalog.cables.get(cab.media)
         if part is None:
             out.append(f"cable {cab.id} uses {cab.media!r}, which is not in the catalog")
             continue
-        a, b = ends[cab.link_id]
-        protocol = protocols[cab.link_id]
-        names = (cab.transceiver_a, cab.transceiver_b)
         if cab.link_id not in plant_links:
             if part.stocked(cab.length_m) is None:
                 out.append(
@@ -119,14 +138,61 @@ def _modules(
             out.append(f"cable {cab.id}: {t.id} in {end.name()} {why} ({protocol} link)")
         held = module_of.setdefault(end.key, (t.id, cab.link_id))
         if held[0] != t.id:
-            other = catalog.transceivers.get(held[0])
-            kinds = f" ({other.fibre} and {t.fibre})" if other and other.fibre != t.fibre else ""
-            out.append(
-                f"{end.name()} holds {held[0]} for link {held[1]} and {t.id} for link "
-                f"{cab.link_id}{kinds}; one module serves the whole cage, so its links "
-                "need the same optic and fibre type"
-            )
+            out.append(_two_modules(catalog, end, held, t.id, cab.link_id))
     return mods
+
+
+def _two_modules(
+    catalog: Catalog, end: CageEnd, held: tuple[str, str], module: str, link: str
+) -> str:
+    """The sentence for a cage given two different modules."""
+    other = catalog.transceivers.get(held[0])
+    t = catalog.transceivers[module]
+    kinds = f" ({other.fibre} and {t.fibre})" if other and other.fibre != t.fibre else ""
+    return (
+        f"{end.name()} holds {held[0]} for link {held[1]} and {module} for link "
+        f"{link}{kinds}; one module serves the whole cage, so its links "
+        "need the same optic and fibre type"
+    )
+
+
+def _clean_up_to(
+    catalog: Catalog, cab: CableRow, ends: tuple[CageEnd, CageEnd], protocol: str, plant: bool
+) -> float:
+    """A length up to which a cable of these parts between these cages breaks none of the
+    rules ``_check_cables`` derives for one cable (-inf: it breaks one at any length).
+
+    Of those rules only two read the length: the cable must have a stocked length that covers
+    it (a stock at least the length less LENGTH_EPS_M) and stay within each module's reach
+    (plus LENGTH_EPS_M). The limit is the longest stock and the shortest reach themselves,
+    without the tolerance, so a cable under it passes both whatever the rounding; a cable
+    above it is checked rule by rule. A link through the fibre plant is checked piece by
+    piece (``check_plant``), so only its parts count here.
+    """
+    probe: list[str] = []
+    verdicts: dict[tuple[object, ...], object] = {}
+    part = catalog.cables.get(cab.media)
+    if part is None:
+        return -math.inf
+    limit = math.inf
+    if not plant:
+        if _usable(verdicts, part, protocol, (ends[0].vendor, ends[1].vendor)):
+            return -math.inf
+        limit = max(part.lengths_m, default=-math.inf)
+        if not part.optical:
+            return -math.inf if any((cab.transceiver_a, cab.transceiver_b)) else limit
+    mods = _modules(cab, ends, catalog, protocol, {}, probe, verdicts)
+    if probe:
+        return -math.inf
+    if len(mods) == 2 and mods[0].interface != mods[1].interface:
+        return -math.inf
+    if plant:
+        return math.inf
+    for t in mods:
+        if t.fibre != part.fibre:
+            return -math.inf
+        limit = min(limit, t.reach_m.value)
+    return limit
 
 
 def _usable(

@@ -1,0 +1,115 @@
+"""The cable check's shortcut for alike cables says exactly what checking every cable rule by
+rule says, on sound designs and on designs with cables broken at random (wrong part, module
+or length, two modules in one cage, beyond reach by a hair)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from functools import cache
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import railplan.validate.cables as cable_rules
+from railplan.catalog import LENGTH_EPS_M, Catalog, load_catalog
+from railplan.design import Design
+from railplan.pipeline.build import build
+from tests.conftest import make_spec
+
+CATALOG = load_catalog()
+
+
+@cache
+def designs() -> tuple[Design, ...]:
+    specs = [
+        make_spec(64, "dgx-h100", switches=["qm9700"]),  # InfiniBand, twin-port cages
+        make_spec(256, "hgx-h100-8x400g", switches=["cx864e-n"]),  # Ethernet, DACs and AECs
+        make_spec(1280, "h20-4x2x200g", topology="matrix", switches=["cx732q-n"]),  # plant
+    ]
+    return tuple(build(s, CATALOG).design for s in specs)
+
+
+def rule_by_rule(
+    design: Design, monkeypatch: pytest.MonkeyPatch, catalog: Catalog = CATALOG
+) -> list[str]:
+    """The check with the shortcut off: every cable through every rule."""
+    with monkeypatch.context() as m:
+        m.setattr(cable_rules, "_clean_up_to", lambda *args: -math.inf)
+        return cable_rules._check_cables(design, catalog)
+
+
+def test_sound_designs_pass_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    for d in designs():
+        assert cable_rules._check_cables(d, CATALOG) == [] == rule_by_rule(d, monkeypatch)
+
+
+def _lengths(design: Design, catalog: Catalog = CATALOG) -> list[float]:
+    """Stocked lengths and reaches of the parts in the design, a hair either side."""
+    out = {0.5, 3.0, 1e5, -1.0}
+    for cab in design.cables:
+        part = catalog.cables.get(cab.media)
+        if part is not None:
+            out.update(part.lengths_m)
+        for name in (cab.transceiver_a, cab.transceiver_b):
+            t = catalog.transceivers.get(name)
+            if t is not None:
+                out.add(t.reach_m.value)
+    hair = {x + d for x in out for d in (-2 * LENGTH_EPS_M, LENGTH_EPS_M / 2, 2 * LENGTH_EPS_M)}
+    return sorted(out | hair)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_broken_cables_get_the_same_sentences_both_ways(data: st.DataObject) -> None:
+    d = data.draw(st.sampled_from(designs()))
+    cables = list(d.cables)
+    media = [*sorted(CATALOG.cables), "bogus-cable"]
+    modules = [*sorted(CATALOG.transceivers), "", "bogus-optic"]
+    for _ in range(data.draw(st.integers(1, 6))):
+        i = data.draw(st.integers(0, len(cables) - 1))
+        what = data.draw(st.sampled_from(["length", "media", "a", "b"]))
+        if what == "length":
+            change = {"length_m": data.draw(st.sampled_from(_lengths(d)))}
+        elif what == "media":
+            change = {"media": data.draw(st.sampled_from(media))}
+        else:
+            change = {f"transceiver_{what}": data.draw(st.sampled_from(modules))}
+        cables[i] = dataclasses.replace(cables[i], **change)
+    broken = dataclasses.replace(d, cables=tuple(cables))
+    got = cable_rules._check_cables(broken, CATALOG)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(cable_rules, "_clean_up_to", lambda *args: -math.inf)
+        want = cable_rules._check_cables(broken, CATALOG)
+    assert got == want
+
+
+def _longer_stock() -> Catalog:
+    """The bundled catalog with every fibre cord stocked at twice its longest length too, so
+    module reach, not the longest stock, limits the optical cables."""
+    cables = {
+        k: c.model_copy(update={"lengths_m": [*c.lengths_m, 2 * max(c.lengths_m)]})
+        if c.optical
+        else c
+        for k, c in CATALOG.cables.items()
+    }
+    return CATALOG.model_copy(update={"cables": cables})
+
+
+@pytest.mark.parametrize("catalog", [CATALOG, _longer_stock()], ids=["bundled", "longer-stock"])
+def test_every_stock_and_reach_boundary_gets_the_same_sentences_both_ways(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One cable of every kind at each stocked length and reach, a hair either side."""
+    for d in designs():
+        first: dict[tuple[str, str, str], int] = {}
+        for i, cab in enumerate(d.cables):
+            first.setdefault((cab.media, cab.transceiver_a, cab.transceiver_b), i)
+        for length in _lengths(d, catalog):
+            cables = list(d.cables)
+            for i in first.values():
+                cables[i] = dataclasses.replace(cables[i], length_m=length)
+            broken = dataclasses.replace(d, cables=tuple(cables))
+            got = cable_rules._check_cables(broken, catalog)
+            assert got == rule_by_rule(broken, monkeypatch, catalog), length
