@@ -91,8 +91,26 @@ def _link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, Cag
     return out
 
 
+_PROTOCOLS: dict[tuple[int, ...], tuple[object, dict[str, str]]] = {}
+
+
 def link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
-    """The protocol of every link: the one its switches run ("" for a link between two nodes)."""
+    """The protocol of every link: the one its switches run ("" for a link between two nodes).
+
+    Remembered like ``link_ends`` (by the objects it reads); callers only read the answer."""
+    held = (design.links, design.switches, catalog)
+    key = tuple(id(x) for x in held)
+    hit = _PROTOCOLS.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], held, strict=True)):  # type: ignore[call-overload]
+        return hit[1]
+    out = _link_protocols(design, catalog)
+    if len(_PROTOCOLS) > 3:
+        _PROTOCOLS.clear()
+    _PROTOCOLS[key] = (held, out)
+    return out
+
+
+def _link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
     switches = design.switch_by_id()
     protocol_of = {m: catalog.switch(m).protocol for m in {sw.model for sw in design.switches}}
     out: dict[str, str] = {}

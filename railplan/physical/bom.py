@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable
 from dataclasses import asdict, dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from railplan.catalog import Cable, Catalog, Sourced
@@ -245,15 +246,18 @@ def _totals(
     def count(*kinds: str) -> int:
         return sum(ln.count for ln in lines if ln.kind in kinds)
 
-    kind_of = {lk.id: lk.kind.replace("-", "_") for lk in design.links}
+    kind_of = {lk.id: lk.kind for lk in design.links}
     per_tier = {t: {"links": 0, "physical_cables": 0, "transceivers": 0} for t in TIERS}
     cabled_links = {c.link_id for c in design.cables}
-    for link in cabled_links:
-        per_tier[kind_of[link]]["links"] += 1
-    for item in cabled.items.values():
-        per_tier[kind_of[item.links[0]]]["physical_cables"] += 1
-    for mod in cabled.modules.values():
-        per_tier[kind_of[mod.links[0]]]["transceivers"] += 1
+    # each count is kept under the kind of a link: the link, an item's or a module's first
+    of_kind = kind_of.__getitem__
+    for what, links in (
+        ("links", cabled_links),
+        ("physical_cables", map(_FIRST_LINK, cabled.items.values())),
+        ("transceivers", map(_FIRST_LINK, cabled.modules.values())),
+    ):
+        for kind, n in Counter(map(of_kind, links)).items():
+            per_tier[kind.replace("-", "_")][what] += n
     cables = count("cable", "fibre", "splitter", "harness", "trunk")
     return BomTotals(
         cost_usd=_money(sum(ln.total_usd for ln in lines)),
@@ -277,6 +281,9 @@ def _totals(
         plant_links=len({s.link_id for s in design.segments}),
         per_tier={t: v for t, v in per_tier.items() if any(v.values())},
     )
+
+
+_FIRST_LINK = attrgetter("link")
 
 
 def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
@@ -315,8 +322,10 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
             )
         )
     by_cable: Counter[tuple[str, float, str]] = Counter()
+    stocks: dict[tuple[str, float], float | None] = {}
     for item in out.items.values():
-        stock = item.part.stocked(item.length_m)
+        at = (item.part.id, item.length_m)
+        stock = stocks[at] if at in stocks else stocks.setdefault(at, item.part.stocked(at[1]))
         if stock is None:
             stock = item.part.lengths_m[-1]
             notes.append(

@@ -11,7 +11,8 @@ component's longest length as ``media.assign_cages`` does.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from operator import attrgetter
 
 from railplan.catalog import Cable, Catalog, Transceiver
 from railplan.design import Design
@@ -20,23 +21,24 @@ from railplan.physical.media_assign import LinkRun, components
 from railplan.physical.physical_ids import instance_key
 
 
-@dataclass
+@dataclass(slots=True)
 class Item:
-    """One physical cable: its part, the length it is cut to, its links and its BOM kind."""
+    """One physical cable: its part, the length it is cut to, its BOM kind and its first link
+    (by id; the item is counted under that link's kind)."""
 
     part: Cable
     length_m: float
     kind: str
-    links: list[str] = field(default_factory=list)
+    link: str
 
 
-@dataclass
+@dataclass(slots=True)
 class Module:
-    """One module in one cage, and the links it serves."""
+    """One module in one cage, and the first link (by id) it serves."""
 
     part: Transceiver
     on_switch: bool
-    links: list[str] = field(default_factory=list)
+    link: str
 
 
 def line_kind(part: Cable, in_plant: bool) -> str:
@@ -51,20 +53,21 @@ def line_kind(part: Cable, in_plant: bool) -> str:
 def modules(
     design: Design, catalog: Catalog, ends: Mapping[str, tuple[CageEnd, CageEnd]]
 ) -> dict[tuple[str, int], Module]:
-    """Every cage's module (by device and cage), with the links it serves."""
+    """Every cage's module (by device and cage, cages in the order of their first link by id).
+
+    Call it on cables ``check_cables`` passed: a cage then holds one module whatever link of
+    it names the module, so the first link that names one stands for the cage.
+    """
     switches = design.switch_by_id()
     out: dict[tuple[str, int], Module] = {}
-    for cab in sorted(design.cables, key=lambda c: c.link_id):
+    for cab in sorted(design.cables, key=_LINK_ID):
         a, b = ends[cab.link_id]
         for end, name in ((a, cab.transceiver_a), (b, cab.transceiver_b)):
-            t = catalog.transceivers.get(name) if name else None
-            if t is None:
+            if not name or end.key in out:
                 continue
-            held = out.get(end.key)
-            if held is None:
-                held = out[end.key] = Module(t, end.device in switches)
-            held.part = t
-            held.links.append(cab.link_id)
+            t = catalog.transceivers.get(name)
+            if t is not None:
+                out[end.key] = Module(t, end.device in switches, cab.link_id)
     return out
 
 
@@ -73,26 +76,33 @@ def items(
 ) -> dict[Hashable, Item]:
     """Every physical cable of the design, point-to-point and fibre plant alike."""
     plant_links = {s.link_id for s in design.segments}
-    direct = sorted(
-        (c for c in design.cables if c.link_id not in plant_links), key=lambda c: c.link_id
-    )
+    direct = sorted((c for c in design.cables if c.link_id not in plant_links), key=_LINK_ID)
     out: dict[Hashable, Item] = {}
     if direct and all(c.physical for c in direct):
+        parts: dict[str, tuple[Cable, str]] = {}
         for cab in direct:
-            item = out.get(("id", cab.physical))
+            key = ("id", cab.physical)
+            item = out.get(key)
             if item is None:
-                part = catalog.cables[cab.media]
-                item = out[("id", cab.physical)] = Item(part, 0.0, line_kind(part, False))
-            item.length_m = max(item.length_m, cab.length_m)
-            item.links.append(cab.link_id)
+                hit = parts.get(cab.media)
+                if hit is None:
+                    part = catalog.cables[cab.media]
+                    hit = parts[cab.media] = (part, line_kind(part, False))
+                out[key] = Item(hit[0], max(0.0, cab.length_m), hit[1], cab.link_id)
+            elif cab.length_m > item.length_m:
+                item.length_m = cab.length_m
     else:
         out.update(_inferred(direct, catalog, ends))
     for s in design.segments:
         part = catalog.cables[s.part]
-        item = out.setdefault(("id", s.physical), Item(part, s.length_m, line_kind(part, True)))
+        item = out.setdefault(
+            ("id", s.physical), Item(part, s.length_m, line_kind(part, True), s.link_id)
+        )
         item.length_m = max(item.length_m, s.length_m)
-        item.links.append(s.link_id)
     return out
+
+
+_LINK_ID = attrgetter("link_id")
 
 
 def _inferred(
@@ -114,7 +124,6 @@ def _inferred(
             for n in (cab.transceiver_a, cab.transceiver_b)
         ]
         key = instance_key(part, a, b, mods)
-        item = out.setdefault(key, Item(part, 0.0, line_kind(part, False)))
+        item = out.setdefault(key, Item(part, 0.0, line_kind(part, False), cab.link_id))
         item.length_m = max(item.length_m, longest[i])
-        item.links.append(cab.link_id)
     return out

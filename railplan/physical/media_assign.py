@@ -110,6 +110,8 @@ def components(runs: Sequence[LinkRun]) -> list[list[int]]:
         for end in (run.a, run.b):
             if end.ports_per_cage > 1:
                 j = first.setdefault(end.key, i)
+                if j == i:  # the cage's first run: nothing to join yet
+                    continue
                 ri, rj = find(i), find(j)
                 if ri != rj:
                     parent[max(ri, rj)] = min(ri, rj)
@@ -126,25 +128,41 @@ def _validate_runs(runs: Sequence[LinkRun]) -> None:
         check_length(run.length_m)
         if run.fibre not in ("", "mmf", "smf"):
             raise InfeasibleError(f"link {run.link_id}: fibre {run.fibre!r} is not mmf or smf")
-        for end in (run.a, run.b):
-            shape = (end.form_factor, end.ports_per_cage)
-            if cages.setdefault(end.key, shape) != shape:
-                raise InfeasibleError(
-                    f"{end.name()} is given as {cages[end.key]} and as {shape} (form factor, "
-                    "ports per cage); a cage has one shape"
-                )
-            if not 0 <= end.slot < end.ports_per_cage:
-                raise InfeasibleError(
-                    f"link {run.link_id}: slot {end.slot} is outside {end.name()} of "
-                    f"{end.ports_per_cage} ports"
-                )
-            port = (end.device, end.cage, end.slot)
-            if port in used:
-                raise InfeasibleError(
-                    f"links {used[port]} and {run.link_id} both use slot {end.slot + 1} of "
-                    f"{end.name()}"
-                )
-            used[port] = run.link_id
+        _check_ends(run, cages, used)
+
+
+def validate_cages(runs: Sequence[LinkRun]) -> None:
+    """``_validate_runs`` for runs of no length and no fibre asked: only their cages."""
+    cages: dict[tuple[str, int], tuple[str, int]] = {}
+    used: dict[tuple[str, int, int], str] = {}
+    for run in runs:
+        _check_ends(run, cages, used)
+
+
+def _check_ends(
+    run: LinkRun,
+    cages: dict[tuple[str, int], tuple[str, int]],
+    used: dict[tuple[str, int, int], str],
+) -> None:
+    """One shape per cage, a slot inside its cage, one link per slot."""
+    for end in (run.a, run.b):
+        shape = (end.form_factor, end.ports_per_cage)
+        if cages.setdefault(end.key, shape) != shape:
+            raise InfeasibleError(
+                f"{end.name()} is given as {cages[end.key]} and as {shape} (form factor, "
+                "ports per cage); a cage has one shape"
+            )
+        if not 0 <= end.slot < end.ports_per_cage:
+            raise InfeasibleError(
+                f"link {run.link_id}: slot {end.slot} is outside {end.name()} of "
+                f"{end.ports_per_cage} ports"
+            )
+        port = (end.device, end.cage, end.slot)
+        if port in used:
+            raise InfeasibleError(
+                f"links {used[port]} and {run.link_id} both use slot {end.slot + 1} of {end.name()}"
+            )
+        used[port] = run.link_id
 
 
 def _fibre_demand(runs: Sequence[LinkRun] | Mapping[int, LinkRun], members: Sequence[int]) -> str:

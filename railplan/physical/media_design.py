@@ -31,11 +31,11 @@ from railplan.physical.media_assign import (
     _fibre_demand,
     _Notes,
     _refuse,
-    _validate_runs,
     check_length,
     component_shape,
     components,
     design_runs,
+    validate_cages,
 )
 from railplan.physical.media_plans import (
     CatalogIndex,
@@ -56,7 +56,7 @@ class Structure:
     runs: tuple[LinkRun, ...]
     groups: tuple[tuple[int, ...], ...]
     shapes: tuple[Component | InfeasibleError, ...]
-    #: what ``_validate_runs`` refused in the cage structure (None: sound)
+    #: what ``validate_cages`` refused in the cage structure (None: sound)
     problem: InfeasibleError | None
     #: per group, a number its shape shares with every equal shape (a cheap key for it)
     shape_ids: tuple[int, ...] = ()
@@ -80,7 +80,7 @@ def structure(design: Design, catalog: Catalog) -> Structure:
     runs = tuple(design_runs(design, catalog))
     problem = None
     try:
-        _validate_runs(runs)
+        validate_cages(runs)
     except InfeasibleError as exc:
         problem = exc
     groups = tuple(tuple(m) for m in components(runs))
