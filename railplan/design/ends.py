@@ -2,30 +2,51 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from railplan.catalog import Catalog
 from railplan.design.types import Design
 
 
-@dataclass(frozen=True, slots=True)
-class CageEnd:
-    """One end of a link: the device, which cage (port // ports_per_cage) and slot in it."""
-
+class _CageEndFields(NamedTuple):
     device: str
     cage: int
     slot: int
     form_factor: str
-    ports_per_cage: int = 1
+    ports_per_cage: int
     #: maker of the cage's equipment (switch vendor, or the node's NIC vendor); "" unknown
-    vendor: str = ""
+    vendor: str
     #: electrical lane rates the cage runs (Gb/s); empty when the catalog does not say
-    lanes: tuple[int, ...] = ()
+    lanes: tuple[int, ...]
     #: (device, cage): the cage this end plugs into, built once (media look it up per link)
-    key: tuple[str, int] = field(init=False, repr=False, compare=False)
+    key: tuple[str, int]
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "key", (self.device, self.cage))
+
+class CageEnd(_CageEndFields):
+    """One end of a link: the device, which cage (port // ports_per_cage) and slot in it.
+
+    An immutable record built for every link end (786,432 of them at 131,072 GPUs), so it is
+    a named tuple, which builds in a third of the time of a frozen dataclass; ``key`` is
+    derived from the device and cage, so two ends are equal exactly when their fields are.
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        device: str,
+        cage: int,
+        slot: int,
+        form_factor: str,
+        ports_per_cage: int = 1,
+        vendor: str = "",
+        lanes: tuple[int, ...] = (),
+    ) -> CageEnd:
+        fields = (device, cage, slot, form_factor, ports_per_cage, vendor, lanes, (device, cage))
+        return tuple.__new__(cls, fields)
+
+    def __getnewargs__(self) -> tuple[object, ...]:  # pickled and copied without ``key``
+        return tuple(self)[:7]
 
     def name(self) -> str:
         return f"cage {self.cage + 1} of {self.device}"

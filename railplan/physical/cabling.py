@@ -105,12 +105,15 @@ def routed_lengths(design: Design, floor: Floor, where: Mapping[str, Position]) 
     ends: dict[str, End] = {}
     for dev, p in where.items():
         ends[dev] = End(p.rack, floor.port_height_m(p.u, p.height_u))
-    # many links join the same two (rack, port height) spots: route each pair of spots once
-    spot = {dev: (e.rack, e.height_m) for dev, e in ends.items()}
-    routes: dict[tuple[tuple[str, float], tuple[str, float]], float] = {}
+    # many links join the same two (rack, port height) spots: route each pair of spots once,
+    # the pair looked up by the spots' numbers
+    numbers: dict[tuple[str, float], int] = {}
+    spot = {dev: numbers.setdefault((e.rack, e.height_m), len(numbers)) for dev, e in ends.items()}
+    n = len(numbers)
+    routes: dict[int, float] = {}
     out = {}
     for lk in design.links:
-        key = (spot[lk.a_device], spot[lk.b_device])
+        key = spot[lk.a_device] * n + spot[lk.b_device]
         length = routes.get(key)
         if length is None:
             length = routes[key] = floor.route_length_m(ends[lk.a_device], ends[lk.b_device])
@@ -202,6 +205,18 @@ def colour_of(link: Link, switches: Mapping[str, Switch], by: str) -> str:
     return TIA_598[link.plane % len(TIA_598)]
 
 
+def _colour(
+    seen: dict[tuple[int, int, str], str], link: Link, switches: Mapping[str, Switch], by: str
+) -> str:
+    """``colour_of``, remembered by what it reads: the link's rail and plane, and the a end's
+    device when the link has no rail of its own."""
+    key = (link.rail, link.plane, link.a_device if link.rail < 0 else "")
+    hit = seen.get(key)
+    if hit is None:
+        hit = seen[key] = colour_of(link, switches, by)
+    return hit
+
+
 def technician_order(design: Design, where: Mapping[str, Position], floor: Floor) -> list[Link]:
     """Links in the order a technician cables them: by the a end's rack (row, position),
     from the top of the rack down, then device and port."""
@@ -237,6 +252,7 @@ def build_cables(
     template = parse_label_template(floor.layout.label_template)  # fields only, bounded widths
     by = floor.layout.colour_by
     port_of = _port_names(design, switches)
+    colours: dict[tuple[int, int, str], str] = {}
     cables = []
     for n, link in enumerate(order, start=1):
         choice = assignment.choices[link.id]
@@ -276,7 +292,7 @@ def build_cables(
                 length_m=length,
                 label_a=labels[0],
                 label_b=labels[1],
-                colour=colour_of(link, switches, by),
+                colour=_colour(colours, link, switches, by),
                 physical=phys,
                 leg=leg,
             )
