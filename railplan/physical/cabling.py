@@ -170,26 +170,37 @@ def port_label(design: Design, device: str, port: int, switches: Mapping[str, Sw
 
 
 def _port_names(design: Design, switches: Mapping[str, Switch]) -> Callable[[str, int], str]:
-    """``port_label`` remembered by what a name reads: a switch's cage layout and the port, or
-    whether the device is an attached device and the port (a node's name reads the shape)."""
-    devices = {d.id for d in design.devices}
-    seen: dict[tuple[object, ...], str] = {}
+    """``port_label`` read from a table of every port's name per device, one table per layout
+    a name reads: a switch's cage sections and radix, an attached device's port count, the
+    node shape (a port outside the table is named as ``port_label`` names it)."""
+    devices = {d.id: d for d in design.devices}
+    by_layout: dict[tuple[object, ...], list[str]] = {}
+    of_device: dict[str, list[str]] = {}
 
-    def name(device: str, port: int) -> str:
+    def table(device: str) -> list[str]:
         sw = switches.get(device)
         if sw is not None:
-            key: tuple[object, ...] = (
-                sw.up_from_port,
-                sw.ports_per_cage,
-                sw.up_ports_per_cage,
-                port,
-            )
+            count = sw.radix
+            key: tuple[object, ...] = (sw.up_from_port, sw.ports_per_cage, sw.up_ports_per_cage)
+        elif device in devices:
+            count = devices[device].ports
+            key = ("device",)
         else:
-            key = (device in devices, port)
-        hit = seen.get(key)
-        if hit is None:
-            hit = seen[key] = port_label(design, device, port, switches)
-        return hit
+            count = design.shape.ports
+            key = ("node",)
+        key += (count,)
+        names = by_layout.get(key)
+        if names is None:
+            names = by_layout[key] = [port_label(design, device, p, switches) for p in range(count)]
+        return names
+
+    def name(device: str, port: int) -> str:
+        names = of_device.get(device)
+        if names is None:
+            names = of_device[device] = table(device)
+        if 0 <= port < len(names):
+            return names[port]
+        return port_label(design, device, port, switches)
 
     return name
 
@@ -253,30 +264,23 @@ def build_cables(
     by = floor.layout.colour_by
     port_of = _port_names(design, switches)
     colours: dict[tuple[int, int, str], str] = {}
+    # the template's text is the str.format form of its pieces (fields only, no conversions or
+    # attribute access: parse_label_template), so format_map renders what LabelTemplate.render
+    # does; one dict of the fields is refilled for every end
+    render = template.text.format_map
+    values: dict[str, object] = {}
     cables = []
     for n, link in enumerate(order, start=1):
         choice = assignment.choices[link.id]
         cable_id = f"C{n:05d}"
+        values["cable"], values["link"] = cable_id, link.id
+        values["plane"], values["rail"] = link.plane, link.rail
         labels = []
         for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
             p = where[dev]
-            # the template's text is the str.format form of its pieces (fields only, no
-            # conversions or attribute access: parse_label_template), so format_map renders
-            # what LabelTemplate.render does
-            labels.append(
-                template.text.format_map(
-                    {
-                        "rack": p.rack,
-                        "u": p.u,
-                        "device": names[dev],
-                        "port": port_of(dev, port),
-                        "cable": cable_id,
-                        "link": link.id,
-                        "plane": link.plane,
-                        "rail": link.rail,
-                    }
-                )
-            )
+            values["rack"], values["u"] = p.rack, p.u
+            values["device"], values["port"] = names[dev], port_of(dev, port)
+            labels.append(render(values))
         if link.id in plant.cables:
             media_id, length, phys, leg = plant.cables[link.id]
         else:

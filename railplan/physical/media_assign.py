@@ -18,7 +18,7 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import NamedTuple, NoReturn
 
 from railplan.catalog import Catalog
 from railplan.design import Design
@@ -40,9 +40,11 @@ from railplan.physical.media_plans import (
 FIX_HINT = "add one to catalogs/optics.yaml"
 
 
-@dataclass(frozen=True, slots=True)
-class LinkRun:
-    """A link to give media to: speed, routed length and its two cage ends."""
+class LinkRun(NamedTuple):
+    """A link to give media to: speed, routed length and its two cage ends.
+
+    One per link of the design (a named tuple: built fast, immutable; ``_replace`` copies it
+    with a field changed)."""
 
     link_id: str
     speed_gbps: int

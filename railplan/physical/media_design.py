@@ -208,10 +208,7 @@ def assign_design(
         ids = struct.link_ids[g]
         asked = ""
         if fibre and any(link in fibre for link in ids):
-            local = {
-                i: dataclasses.replace(runs[i], fibre=fibre.get(runs[i].link_id, ""))
-                for i in members
-            }
+            local = {i: runs[i]._replace(fibre=fibre.get(runs[i].link_id, "")) for i in members}
             asked = _fibre_demand(local, members)
         own = [lengths[i] for i in members]
         length = max(own)
@@ -226,7 +223,7 @@ def assign_design(
         comp, plans, best, told = hit
         tell(notes, told, len(members), link, length)
         if best is None:
-            run = dataclasses.replace(runs[members[at]], length_m=length)
+            run = runs[members[at]]._replace(length_m=length)
             _refuse(run, members, plans, length, asked)
         if best.plan.plant is not None:
             choices.update(zip(ids, per_link_choices(comp, best, own), strict=True))
