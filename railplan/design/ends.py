@@ -48,6 +48,14 @@ class CageEnd(_CageEndFields):
     def __getnewargs__(self) -> tuple[object, ...]:  # pickled and copied without ``key``
         return tuple(self)[:7]
 
+    def _replace(self, **changes: object) -> CageEnd:
+        """A copy with fields changed, ``key`` derived anew (a named tuple's own ``_replace``
+        would copy the old one)."""
+        if "key" in changes:
+            raise ValueError("key is derived from device and cage; change those")
+        fields = dict(zip(self._fields[:7], self[:7], strict=True), **changes)
+        return CageEnd(**fields)  # type: ignore[arg-type]
+
     def name(self) -> str:
         return f"cage {self.cage + 1} of {self.device}"
 
