@@ -290,3 +290,17 @@ def test_scalable_path_is_deterministic_and_no_worse_than_first_fit(
     assert report.best_bound_usd <= report.objective_usd <= report.naive_objective_usd
     _, naive_report = complete(design, spec, catalog, method="naive")
     assert report.cable_cost_usd <= naive_report.cable_cost_usd
+
+
+def test_a_first_fit_nothing_can_cable_is_called_no_price(catalog, h100_1k, monkeypatch):
+    """naive_objective_usd prices a link beyond every part's reach at the UNREACHABLE_USD
+    placeholder; when first fit has such links the report says its figure is no price."""
+    spec, design = h100_1k
+    _, report = complete(design, spec, catalog, time_limit_s=1)
+    assert not any("first fit would leave" in n for n in report.notes)
+    assert report.naive_objective_usd < driver.UNREACHABLE_USD
+    # with the placeholder below what first fit costs, the report must say it
+    monkeypatch.setattr(driver, "UNREACHABLE_USD", report.naive_objective_usd / 2)
+    _, flagged = complete(design, spec, catalog, time_limit_s=1)
+    note = next(n for n in flagged.notes if "first fit would leave" in n)
+    assert "is no price" in note and "could not be cabled" in note

@@ -13,6 +13,7 @@ from railplan.design import Design
 from railplan.errors import InfeasibleError
 from railplan.physical.costers import LinkCoster
 from railplan.physical.floor import Floor
+from railplan.physical.media import UNREACHABLE_USD
 from railplan.solve.placement import cpsat
 from railplan.solve.placement.bounds import capacity_bound, relaxation_bound
 from railplan.solve.placement.groups import (
@@ -141,6 +142,12 @@ def _place(
                 f"joint model too large ({size} rack-pair terms) for CP-SAT; the gap is "
                 "against the lower bound"
             )
+    if naive >= UNREACHABLE_USD * CENTS:
+        answer.notes.append(
+            "first fit would leave links beyond the reach of every catalog part (each priced "
+            f"at the ${UNREACHABLE_USD:,.0f} placeholder in naive_objective_usd, so that figure "
+            "is no price): it could not be cabled"
+        )
     gap = _gap(answer)
     report = PlacementReport(
         method=answer.method,
