@@ -111,7 +111,10 @@ def placement_figures(stdout: str) -> str:
     except (ValueError, KeyError):
         return ""
     est, naive, gap = report["objective_usd"], report["naive_objective_usd"], report["gap"]
-    return f"${est:,.0f} / ${naive:,.0f} / {gap:.2%} ({report['method']}, {report['status']})"
+    first_fit = f"${naive:,.0f}"
+    if any("first fit would leave" in n for n in report.get("notes", [])):
+        first_fit = "cannot be cabled"  # links beyond every part's reach: the figure is no price
+    return f"${est:,.0f} / {first_fit} / {gap:.2%} ({report['method']}, {report['status']})"
 
 
 def main() -> None:
