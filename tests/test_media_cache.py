@@ -164,3 +164,50 @@ def test_the_cable_check_is_derived_afresh_for_every_design_object() -> None:
     assert any("no-such-part" in p for p in check_cables(broken, _CATALOG))
     assert check_cables(sound, _CATALOG) == []
     assert any("no-such-part" in p for p in check_cables(broken, _CATALOG))
+
+
+def _without_300m_cords() -> Catalog:
+    cables = dict(_CATALOG.cables)
+    for part in ("fibre-os2-mpo12-apc", "trunk-os2-mpo12-apc-12"):
+        stock = [x for x in cables[part].lengths_m if x != 300]
+        cables[part] = cables[part].model_copy(update={"lengths_m": stock})
+    return _CATALOG.model_copy(update={"cables": cables})
+
+
+_NO_300M = _without_300m_cords()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_asking_again_with_some_links_changed_equals_a_fresh_answer(data: st.DataObject) -> None:
+    """The fibre-plant retry asks again at the same lengths with a few links kept
+    point-to-point or moved to single-mode: only their components are decided again, and
+    the answer (choices and notes) is the one ``assign_cages`` gives afresh."""
+    from railplan.physical.media_assign import assign_cages, design_runs
+    from railplan.physical.media_design import assign_design
+
+    design = data.draw(st.sampled_from(DESIGNS))
+    links = [lk.id for lk in design.links]
+    # node links at 5 m; without a stocked 300 m single-mode cord, links of 300 m take the
+    # plant, where keeping a link point-to-point changes its component's answer
+    pool = st.sampled_from([2.0, 5.0, 30.0, 50.0, 100.0, 300.0, 300.0, 450.0])
+    lengths = {lk.id: 5.0 if lk.kind == "node-leaf" else data.draw(pool) for lk in design.links}
+    fibre: dict[str, str] = {}
+    direct: set[str] = set()
+    upper = [lk.id for lk in design.links if lk.kind != "node-leaf"]
+    for _ in range(3):  # single-mode reaches every length drawn; multimode would be refused
+        for k in data.draw(st.lists(st.sampled_from(links), max_size=4)):
+            fibre[k] = data.draw(st.sampled_from(["smf", ""]))
+        direct |= set(data.draw(st.lists(st.sampled_from(upper), max_size=4)))
+        try:
+            expected = assign_cages(_NO_300M, design_runs(design, _NO_300M, lengths, fibre, direct))
+        except Exception as exc:
+            try:
+                assign_design(design, _NO_300M, lengths, fibre, direct)
+            except type(exc) as again:
+                assert str(again) == str(exc)
+                return
+            raise AssertionError(
+                f"assign_design accepted what assign_cages refused: {exc}"
+            ) from exc
+        assert assign_design(design, _NO_300M, lengths, fibre, direct) == expected

@@ -170,6 +170,28 @@ def split(
     return list(hit[1])
 
 
+#: what a component's decision tells the notes, in group order: (told, links, example link,
+#: length, the (link, shortest, longest) it adds to the stretched note or None)
+Trace = tuple[Told, int, str, float, tuple[str, float, float] | None]
+
+
+@dataclass
+class _Pass:
+    """The last assignment of a structure: its inputs and, per group, what it told the notes."""
+
+    struct: Structure
+    lengths: list[float]
+    fibre: dict[str, str]
+    direct: frozenset[str]
+    choices: dict[str, MediaChoice]
+    traces: list[Trace]
+
+
+#: the last pass (the fibre-plant retry asks again with a few links changed: only their
+#: components are decided again)
+_LAST: list[_Pass] = []
+
+
 def assign_design(
     design: Design,
     catalog: Catalog,
@@ -182,63 +204,111 @@ def assign_design(
 
     Components alike in shape, fibre asked, point-to-point need and longest length share one
     decision and, off the plant, one per-link split: they are looked up by the shape's number
-    (``Structure.shape_ids``), not by hashing the shape for every component."""
+    (``Structure.shape_ids``), not by hashing the shape for every component. Asked again for
+    the same structure at the same lengths, only the components with a link whose fibre or
+    point-to-point need changed are decided again; the others keep their answers (which read
+    nothing else) and the notes are told again in component order."""
     struct = structure(design, catalog)
     runs = struct.runs
     fibre = fibre or {}
     lengths = _lengths(runs, lengths_m)
-    if fibre:
+    if any(v not in ("", "mmf", "smf") for v in fibre.values()):
         for run in runs:
             asked = fibre.get(run.link_id, "")
             if asked not in ("", "mmf", "smf"):
                 raise InfeasibleError(f"link {run.link_id}: fibre {asked!r} is not mmf or smf")
     if struct.problem is not None:
         raise struct.problem
-    idx = catalog_index(catalog)
-    choices: dict[str, MediaChoice] = {}
+    wanted = {k: v for k, v in fibre.items() if v}
+    direct = frozenset(direct)
+    last = _LAST[0] if _LAST else None
+    if last is not None and last.struct is struct and last.lengths == lengths:
+        changed = direct ^ last.direct
+        changed |= {
+            k for k in wanted.keys() | last.fibre.keys() if wanted.get(k) != last.fibre.get(k)
+        }
+        redo: Sequence[int] = [
+            g for g, ids in enumerate(struct.link_ids) if not changed.isdisjoint(ids)
+        ]
+        choices, traces = dict(last.choices), list(last.traces)
+    else:
+        redo = range(len(struct.groups))
+        choices, traces = {}, [_NO_TRACE] * len(struct.groups)
+    groups = _Groups(struct, catalog_index(catalog), lengths, wanted, direct)
+    for g in redo:
+        each, traces[g] = groups.decide(g)
+        choices.update(zip(struct.link_ids[g], each, strict=True))
     notes = _Notes([], Counter(), {}, Counter())
-    # (shape number, fibre, point-to-point only, length) -> (shape, plans, best, told)
-    decided: dict[
-        tuple[int, str, bool, float], tuple[Component, tuple[Plan, ...], Priced | None, Told]
-    ] = {}
-    # (shape number, fibre, id of a point-to-point best) -> its per-link choices; every best
-    # stays alive in ``decided`` meanwhile, so an id names one plan
-    splits: dict[tuple[int, str, int], list[MediaChoice]] = {}
-    for g, members in enumerate(struct.groups):
-        ids = struct.link_ids[g]
+    for told, n, link, length, stretched in traces:
+        tell(notes, told, n, link, length)
+        if stretched is not None:
+            notes.stretched.append(stretched)
+    _LAST[:] = [_Pass(struct, lengths, wanted, direct, choices, traces)]
+    return Assignment(choices=dict(choices), notes=notes.sentences())
+
+
+_NO_TRACE: Trace = ((None, None), 0, "", 0.0, None)
+
+
+class _Groups:
+    """Decides components of one structure at given lengths, fibre asked and direct links,
+    sharing decisions and splits between alike components."""
+
+    def __init__(
+        self,
+        struct: Structure,
+        idx: CatalogIndex,
+        lengths: list[float],
+        fibre: Mapping[str, str],
+        direct: frozenset[str],
+    ) -> None:
+        self.struct, self.idx, self.lengths = struct, idx, lengths
+        self.fibre, self.direct = fibre, direct
+        # (shape number, fibre, point-to-point only, length) -> (shape, plans, best, told)
+        self.decided: dict[
+            tuple[int, str, bool, float], tuple[Component, tuple[Plan, ...], Priced | None, Told]
+        ] = {}
+        # (shape number, fibre, id of a point-to-point best) -> its per-link choices; every
+        # best stays alive in ``decided`` meanwhile, so an id names one plan
+        self.splits: dict[tuple[int, str, int], list[MediaChoice]] = {}
+
+    def decide(self, g: int) -> tuple[list[MediaChoice], Trace]:
+        """Component ``g``'s per-link choices and what it tells the notes."""
+        struct, runs, lengths = self.struct, self.struct.runs, self.lengths
+        members, ids = struct.groups[g], struct.link_ids[g]
         asked = ""
-        if fibre and any(link in fibre for link in ids):
-            local = {i: runs[i]._replace(fibre=fibre.get(runs[i].link_id, "")) for i in members}
+        if self.fibre and any(link in self.fibre for link in ids):
+            local = {
+                i: runs[i]._replace(fibre=self.fibre.get(runs[i].link_id, "")) for i in members
+            }
             asked = _fibre_demand(local, members)
         own = [lengths[i] for i in members]
         length = max(own)
         at = own.index(length)  # the first longest: members run in order
         link = ids[at]
-        only_direct = bool(direct) and any(k in direct for k in ids)
+        only_direct = bool(self.direct) and not self.direct.isdisjoint(ids)
         key = (struct.shape_ids[g], asked, only_direct, length)
-        hit = decided.get(key)
+        hit = self.decided.get(key)
         if hit is None:
             comp = shape_of(struct, g, asked)
-            hit = decided[key] = (comp, *decision(idx, comp, length, link, only_direct))
+            hit = self.decided[key] = (comp, *decision(self.idx, comp, length, link, only_direct))
         comp, plans, best, told = hit
-        tell(notes, told, len(members), link, length)
         if best is None:
             run = runs[members[at]]._replace(length_m=length)
             _refuse(run, members, plans, length, asked)
         if best.plan.plant is not None:
-            choices.update(zip(ids, per_link_choices(comp, best, own), strict=True))
-            continue
+            return per_link_choices(comp, best, own), (told, len(members), link, length, None)
         skey = (key[0], asked, id(best))
-        each = splits.get(skey)
+        each = self.splits.get(skey)
         if each is None:
-            each = splits[skey] = split(idx, comp, best, own)
-        choices.update(zip(ids, each, strict=True))
+            each = self.splits[skey] = split(self.idx, comp, best, own)
+        stretched = None
         if len(members) > 1:
             shortest = min(own)
             stock = best.cables[0][0].stocked(shortest)
             if stock is not None and stock < best.cables[0][1]:
-                notes.stretched.append((link, shortest, length))
-    return Assignment(choices=choices, notes=notes.sentences())
+                stretched = (link, shortest, length)
+        return each, (told, len(members), link, length, stretched)
 
 
 def _lengths(runs: Sequence[LinkRun], lengths_m: Mapping[str, float]) -> list[float]:
