@@ -294,13 +294,21 @@ def test_scalable_path_is_deterministic_and_no_worse_than_first_fit(
 
 def test_a_first_fit_nothing_can_cable_is_called_no_price(catalog, h100_1k, monkeypatch):
     """naive_objective_usd prices a link beyond every part's reach at the UNREACHABLE_USD
-    placeholder; when first fit has such links the report says its figure is no price."""
+    placeholder; when first fit costs more than every link at its dearest reachable price
+    could, some link must be at the placeholder, and the report says the figure is no price."""
+    from railplan.physical.costers import DesignCoster, dearest_usd
+
     spec, design = h100_1k
     _, report = complete(design, spec, catalog, time_limit_s=1)
     assert not any("first fit would leave" in n for n in report.notes)
-    assert report.naive_objective_usd < driver.UNREACHABLE_USD
-    # with the placeholder below what first fit costs, the report must say it
-    monkeypatch.setattr(driver, "UNREACHABLE_USD", report.naive_objective_usd / 2)
+    # the dearest reachable price bounds what a link can cost once the coster has priced
+    coster = DesignCoster(design, catalog)
+    assert dearest_usd(coster) is None
+    coster.costs(0, np.array([1.0, 30.0, 1e6]))
+    dearest = dearest_usd(coster)
+    assert dearest is not None and 0 < dearest < driver.UNREACHABLE_USD
+    # a first fit dearer than every link at the dearest price: the report must say it
+    monkeypatch.setattr(driver, "dearest_usd", lambda _c: report.naive_objective_usd / 1e9)
     _, flagged = complete(design, spec, catalog, time_limit_s=1)
     note = next(n for n in flagged.notes if "first fit would leave" in n)
     assert "is no price" in note and "could not be cabled" in note

@@ -119,6 +119,16 @@ class DesignCoster:
         return steps(lengths_m)
 
 
+def dearest_usd(coster: LinkCoster) -> float | None:
+    """The highest price below the unreachable placeholder that the coster has quoted any link
+    (a ``DesignCoster`` after pricing), None for another coster or before any price."""
+    if not isinstance(coster, DesignCoster):
+        return None
+    quoted = [v for s in coster._steps.values() for v in s.values.tolist()]
+    finite = [v for v in [*quoted, *coster._memo.values()] if v < media.UNREACHABLE_USD]
+    return max(finite) if finite else None
+
+
 class LengthCoster:
     """Placement objective: total routed cable length (metres)."""
 

@@ -11,7 +11,7 @@ import numpy as np
 from railplan.catalog import Catalog
 from railplan.design import Design
 from railplan.errors import InfeasibleError
-from railplan.physical.costers import LinkCoster
+from railplan.physical.costers import LinkCoster, dearest_usd
 from railplan.physical.floor import Floor
 from railplan.physical.media import UNREACHABLE_USD
 from railplan.solve.placement import cpsat
@@ -142,7 +142,10 @@ def _place(
                 f"joint model too large ({size} rack-pair terms) for CP-SAT; the gap is "
                 "against the lower bound"
             )
-    if naive >= UNREACHABLE_USD * CENTS:
+    dearest = dearest_usd(coster)
+    if dearest is not None and naive > len(design.links) * (dearest * CENTS + 1):
+        # beyond what every link at its dearest reachable price could cost (a cent more for
+        # rounding): some link of first fit must be priced at the placeholder
         answer.notes.append(
             "first fit would leave links beyond the reach of every catalog part (each priced "
             f"at the ${UNREACHABLE_USD:,.0f} placeholder in naive_objective_usd, so that figure "
