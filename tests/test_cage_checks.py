@@ -60,3 +60,8 @@ def test_a_copied_cage_end_derives_its_key_anew() -> None:
     end = RUNS[0].b
     moved = end._replace(device="elsewhere", cage=end.cage + 1)
     assert moved.key == ("elsewhere", end.cage + 1) and moved.slot == end.slot
+
+
+def test_an_end_shape_slice_holds_form_factor_ports_and_vendor() -> None:
+    end = RUNS[0].b
+    assert end[type(end).SHAPE] == (end.form_factor, end.ports_per_cage, end.vendor)

@@ -31,6 +31,9 @@ class CageEnd(_CageEndFields):
     """
 
     __slots__ = ()
+    #: ``end[CageEnd.SHAPE]`` is (form_factor, ports_per_cage, vendor): what the media rules
+    #: read of an end besides its place, as one slice of the tuple
+    SHAPE = slice(3, 6)
 
     def __new__(
         cls,

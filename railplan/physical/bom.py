@@ -13,7 +13,7 @@ from railplan.catalog import Cable, Catalog, Sourced
 from railplan.design import LINK_KINDS, Design
 from railplan.design.ends import link_ends
 from railplan.errors import InfeasibleError
-from railplan.physical.bom_items import Item, Module, items, modules
+from railplan.physical.bom_items import Item, Module, by_link, items, modules
 from railplan.validate.cables import check_cables
 
 KINDS = (
@@ -296,7 +296,10 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
     missing = len(design.links) - len({c.link_id for c in design.cables})
     if missing:
         notes.append(f"{missing} of {len(design.links)} links have no cable and are not priced")
-    out = _Cabled(modules=modules(design, catalog, ends), items=items(design, catalog, ends))
+    ordered = by_link(design)
+    out = _Cabled(
+        modules=modules(design, catalog, ends, ordered), items=items(design, catalog, ends, ordered)
+    )
     by_module: Counter[str] = Counter()
     for (device, _cage), mod in out.modules.items():
         by_module[mod.part.id] += 1

@@ -10,11 +10,12 @@ component's longest length as ``media.assign_cages`` does.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
 from railplan.catalog import Cable, Catalog, Transceiver
+from railplan.design import Cable as CableRow
 from railplan.design import Design
 from railplan.design.ends import CageEnd
 from railplan.physical.media_assign import LinkRun, components
@@ -50,17 +51,27 @@ def line_kind(part: Cable, in_plant: bool) -> str:
     return "fibre" if part.optical else "cable"
 
 
+def by_link(design: Design) -> list[CableRow]:
+    """The design's cables in the order of their link ids (what ``modules`` and ``items``
+    walk)."""
+    return sorted(design.cables, key=_LINK_ID)
+
+
 def modules(
-    design: Design, catalog: Catalog, ends: Mapping[str, tuple[CageEnd, CageEnd]]
+    design: Design,
+    catalog: Catalog,
+    ends: Mapping[str, tuple[CageEnd, CageEnd]],
+    ordered: Sequence[CableRow],
 ) -> dict[tuple[str, int], Module]:
-    """Every cage's module (by device and cage, cages in the order of their first link by id).
+    """Every cage's module (by device and cage, cages in the order of their first link by id);
+    ``ordered`` is ``by_link(design)``.
 
     Call it on cables ``check_cables`` passed: a cage then holds one module whatever link of
     it names the module, so the first link that names one stands for the cage.
     """
     switches = design.switch_by_id()
     out: dict[tuple[str, int], Module] = {}
-    for cab in sorted(design.cables, key=_LINK_ID):
+    for cab in ordered:
         a, b = ends[cab.link_id]
         for end, name in ((a, cab.transceiver_a), (b, cab.transceiver_b)):
             if not name or end.key in out:
@@ -72,11 +83,15 @@ def modules(
 
 
 def items(
-    design: Design, catalog: Catalog, ends: Mapping[str, tuple[CageEnd, CageEnd]]
+    design: Design,
+    catalog: Catalog,
+    ends: Mapping[str, tuple[CageEnd, CageEnd]],
+    ordered: Sequence[CableRow],
 ) -> dict[Hashable, Item]:
-    """Every physical cable of the design, point-to-point and fibre plant alike."""
+    """Every physical cable of the design, point-to-point and fibre plant alike; ``ordered``
+    is ``by_link(design)``."""
     plant_links = {s.link_id for s in design.segments}
-    direct = sorted((c for c in design.cables if c.link_id not in plant_links), key=_LINK_ID)
+    direct = [c for c in ordered if c.link_id not in plant_links]
     out: dict[Hashable, Item] = {}
     if direct and all(c.physical for c in direct):
         parts: dict[str, tuple[Cable, str]] = {}

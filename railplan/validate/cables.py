@@ -33,29 +33,27 @@ def _check_cables(design: Design, catalog: Catalog) -> list[str]:
     out: list[str] = []
     if not design.cables:
         return out
-    ends = link_ends(design, catalog)
+    ends = link_ends(design, catalog)  # every link of the design, by id
     protocols = link_protocols(design, catalog)
-    links = {lk.id: lk for lk in design.links}
     plant_links = {s.link_id for s in design.segments}
     module_of: dict[tuple[str, int], tuple[str, str]] = {}
     verdicts: dict[tuple[object, ...], object] = {}
     clean: dict[tuple[object, ...], float] = {}
     for cab in design.cables:
-        if cab.link_id not in links:
+        pair = ends.get(cab.link_id)
+        if pair is None:
             out.append(f"cable {cab.id} belongs to unknown link {cab.link_id}")
             continue
         if not 0 < cab.length_m < 1e6:
             out.append(f"cable {cab.id} is {cab.length_m:g} m long; a cable has a positive length")
             continue
-        a, b = ends[cab.link_id]
+        a, b = pair
         protocol = protocols[cab.link_id]
         names = (cab.transceiver_a, cab.transceiver_b)
         # cables alike in parts, cages, makers and protocol break no rule of their own up to
         # one length (``_clean_up_to``): below it only the cage-mates' modules are compared
         in_plant = cab.link_id in plant_links
-        kind: tuple[object, ...] = (cab.media, *names, protocol, in_plant)
-        kind += (a.vendor, a.form_factor, a.ports_per_cage, b.vendor, b.form_factor)
-        kind += (b.ports_per_cage,)
+        kind = (cab.media, *names, protocol, in_plant, a[CageEnd.SHAPE], b[CageEnd.SHAPE])
         limit = clean.get(kind)
         if limit is None:
             limit = clean[kind] = _clean_up_to(catalog, cab, (a, b), protocol, in_plant)

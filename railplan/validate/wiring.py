@@ -57,8 +57,9 @@ def ends(d: Design) -> list[str]:
                 out.append(f"link {lk.id} ({lk.kind}) lands on {sw.role} {dev}")
             if not 0 <= port < sw.radix:
                 out.append(f"link {lk.id}: {dev} has no port {port} (radix {sw.radix})")
-            if sw.speed_of(port) != lk.rate_gbps:
-                out.append(f"link {lk.id} runs {lk.rate_gbps}G on a {sw.speed_of(port)}G port")
+            speed = sw.speed_of(port)
+            if speed != lk.rate_gbps:
+                out.append(f"link {lk.id} runs {lk.rate_gbps}G on a {speed}G port")
             if sw.plane != lk.plane:
                 out.append(
                     f"link {lk.id} crosses from plane {lk.plane} to {dev} in plane {sw.plane}"
