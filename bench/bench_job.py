@@ -11,6 +11,11 @@ read from ``--json``. Targets are the ones the README's Performance section list
     python bench/bench_job.py                 # every row, medians of 3
     python bench/bench_job.py --only 131k     # rows whose label contains "131k"
     python bench/bench_job.py --repeat 1 --quick   # the rows under 20 s
+    python bench/bench_job.py --before ../old-checkout   # before and after, runs interleaved
+
+With ``--before DIR`` each row also runs the railplan in DIR (another checkout, e.g. a
+``git worktree`` of the commit a change started from), the two taking turns run by run, so a
+machine that speeds up or slows down over the hour moves both columns alike.
 """
 
 from __future__ import annotations
@@ -81,10 +86,12 @@ ROWS = (
 )
 
 
-def run_once(argv: tuple[str, ...]) -> tuple[float, float, float, str]:
-    """Wall and CPU seconds, peak RSS (MiB) and stdout of ``python -m railplan ARGV``."""
+def run_once(argv: tuple[str, ...], tree: Path = ROOT) -> tuple[float, float, float, str]:
+    """Wall and CPU seconds, peak RSS (MiB) and stdout of ``python -m railplan ARGV`` run
+    from the checkout ``tree``."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
+    env["PYTHONPATH"] = str(tree)
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryFile() as out:
         args = [a.replace("{out}", tmp) for a in argv]
         t0 = time.perf_counter()
@@ -92,7 +99,7 @@ def run_once(argv: tuple[str, ...]) -> tuple[float, float, float, str]:
             [sys.executable, "-m", "railplan", *args],
             stdout=out,
             stderr=subprocess.DEVNULL,
-            cwd=ROOT,
+            cwd=tree,
             env=env,
         )
         _, status, usage = os.wait4(proc.pid, 0)
@@ -117,38 +124,70 @@ def placement_figures(stdout: str) -> str:
     return f"${est:,.0f} / {first_fit} / {gap:.2%} ({report['method']}, {report['status']})"
 
 
+def medians(runs: list[tuple[float, float, float, str]]) -> tuple[float, float, float]:
+    return (
+        statistics.median(r[0] for r in runs),
+        statistics.median(r[1] for r in runs),
+        statistics.median(r[2] for r in runs),
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs per row (median reported)")
     ap.add_argument("--only", help="only rows whose label contains this text")
     ap.add_argument("--quick", action="store_true", help="skip the 131k and handout rows")
+    ap.add_argument("--before", type=Path, help="another checkout to run beside this one")
     args = ap.parse_args()
+    trees = [args.before.resolve(), ROOT] if args.before else [ROOT]
     load = os.getloadavg()[0]
     print(f"load average at start {load:.2f}; medians of {args.repeat}; python -m railplan")
-    print("| work | target | wall s | CPU s | peak MiB | placement estimate / first-fit / gap |")
-    print("|---|---:|---:|---:|---:|---|")
+    if args.before:
+        print(f"before: {trees[0]}; after: {ROOT}")
+        print(
+            "| work | target | before: wall s (CPU s) | after: wall s (CPU s) | "
+            "peak MiB before -> after | placement estimate / first-fit / gap (after) |"
+        )
+        print("|---|---|---:|---:|---:|---|")
+    else:
+        print(
+            "| work | target | wall s | CPU s | peak MiB | placement estimate / first-fit / gap |"
+        )
+        print("|---|---:|---:|---:|---:|---|")
     for row in ROWS:
         if args.only and args.only not in row.label:
             continue
         if args.quick and not row.quick:
             continue
         if row.quick:
-            run_once(row.argv)  # warm the bytecode cache
-        runs = [run_once(row.argv) for _ in range(args.repeat)]
-        if runs[0][3].startswith("exit "):
-            print(f"| {row.label} | | fails: {runs[0][3]} | | | |", flush=True)
-            continue
-        wall = statistics.median(r[0] for r in runs)
-        cpu = statistics.median(r[1] for r in runs)
-        rss = statistics.median(r[2] for r in runs)
+            for tree in trees:
+                run_once(row.argv, tree)  # warm the bytecode cache
+        runs: dict[Path, list[tuple[float, float, float, str]]] = {t: [] for t in trees}
+        for i in range(args.repeat):
+            for tree in trees if i % 2 == 0 else trees[::-1]:
+                runs[tree].append(run_once(row.argv, tree))
         target = f"< {row.target_s:g} s" + (
             f", {row.target_mib / 1024:g} GiB" if row.target_mib else ""
         )
-        print(
-            f"| {row.label} | {target} | {wall:.2f} | {cpu:.2f} | {rss:,.0f} | "
-            f"{placement_figures(runs[0][3])} |",
-            flush=True,
-        )
+        failed = [t for t in trees if runs[t][0][3].startswith("exit ")]
+        if failed:
+            print(f"| {row.label} | {target} | fails in {failed[0]}: {runs[failed[0]][0][3]} |")
+            continue
+        after = runs[ROOT]
+        wall, cpu, rss = medians(after)
+        figures = placement_figures(after[0][3])
+        if args.before:
+            bw, bc, brss = medians(runs[trees[0]])
+            print(
+                f"| {row.label} | {target} | {bw:.2f} ({bc:.2f}) | {wall:.2f} ({cpu:.2f}) | "
+                f"{brss:,.0f} -> {rss:,.0f} | {figures} |",
+                flush=True,
+            )
+        else:
+            print(
+                f"| {row.label} | {target} | {wall:.2f} | {cpu:.2f} | {rss:,.0f} | {figures} |",
+                flush=True,
+            )
     print(f"load average at end {os.getloadavg()[0]:.2f}")
 
 
