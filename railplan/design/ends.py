@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from railplan.catalog import Catalog
@@ -91,36 +92,61 @@ def _link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, Cag
     node_vendor = nic.vendor if nic else ""
     node_lanes = nic.lane_gbps if nic else ()
     model_of: dict[str, tuple[str, str, tuple[int, ...]]] = {}
-    out = {}
-    for link in design.links:
-        ends = []
-        for device, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
+    # per port layout, the (cage, slot, ports per cage) of every port, shared by the devices
+    # that have that layout; per device, its layout's table and what its cages are
+    layouts: dict[tuple[object, ...], list[tuple[int, int, int]]] = {}
+    known: dict[str, tuple[list[tuple[int, int, int]], str, str, tuple[int, ...]]] = {}
+
+    def table(
+        layout: tuple[object, ...], ports: int, cage_of: Callable[[int], tuple[int, int, int]]
+    ) -> list[tuple[int, int, int]]:
+        hit = layouts.get(layout)
+        if hit is None:
+            hit = layouts[layout] = [cage_of(p) for p in range(ports)]
+        return hit
+
+    def describe(device: str) -> tuple[list[tuple[int, int, int]], str, str, tuple[int, ...]]:
+        sw = switches.get(device)
+        if sw is not None:
+            if sw.model not in model_of:
+                m = catalog.switch(sw.model)
+                model_of[sw.model] = (m.form_factor, m.vendor, m.lane_gbps)
+            ff, vendor, lanes = model_of[sw.model]
+            layout = ("switch", sw.up_from_port, sw.ports_per_cage, sw.up_ports_per_cage)
+            return table((*layout, sw.radix), sw.radix, sw.cage_of), ff, vendor, lanes
+        dev = devices.get(device)
+        if dev is not None:  # its maker is not in the catalog: any qualified part fits
+            return table(("device", dev.ports), dev.ports, _one_per_cage), dev.form_factor, "", ()
+        ppc = shape.ports_per_cage
+        cages = table(("node", ppc, shape.ports), shape.ports, lambda p: (p // ppc, p % ppc, ppc))
+        return cages, shape.form_factor, node_vendor, node_lanes
+
+    def end(device: str, port: int) -> CageEnd:
+        held = known.get(device)
+        if held is None:
+            held = known[device] = describe(device)
+        cages, ff, vendor, lanes = held
+        if 0 <= port < len(cages):
+            cage, slot, ppc = cages[port]
+        else:  # a port the device does not have (a broken design.json): as its rule says
             sw = switches.get(device)
-            dev = devices.get(device)
             if sw is not None:
-                if sw.model not in model_of:
-                    m = catalog.switch(sw.model)
-                    model_of[sw.model] = (m.form_factor, m.vendor, m.lane_gbps)
-                ff, vendor, lanes = model_of[sw.model]
                 cage, slot, ppc = sw.cage_of(port)
-                ends.append(CageEnd(device, cage, slot, ff, ppc, vendor, lanes))
-            elif dev is not None:  # its maker is not in the catalog: any qualified part fits
-                ends.append(CageEnd(device, port, 0, dev.form_factor, 1))
+            elif device in devices:
+                cage, slot, ppc = _one_per_cage(port)
             else:
                 ppc = shape.ports_per_cage
-                ends.append(
-                    CageEnd(
-                        device,
-                        port // ppc,
-                        port % ppc,
-                        shape.form_factor,
-                        ppc,
-                        node_vendor,
-                        node_lanes,
-                    )
-                )
-        out[link.id] = (ends[0], ends[1])
-    return out
+                cage, slot = port // ppc, port % ppc
+        return CageEnd(device, cage, slot, ff, ppc, vendor, lanes)
+
+    return {
+        link.id: (end(link.a_device, link.a_port), end(link.b_device, link.b_port))
+        for link in design.links
+    }
+
+
+def _one_per_cage(port: int) -> tuple[int, int, int]:
+    return port, 0, 1
 
 
 _PROTOCOLS: dict[tuple[int, ...], tuple[object, dict[str, str]]] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -232,11 +233,13 @@ def technician_order(design: Design, where: Mapping[str, Position], floor: Floor
     """Links in the order a technician cables them: by the a end's rack (row, position),
     from the top of the rack down, then device and port."""
     rack = floor.rack_by_id
-
-    def key(link: Link) -> tuple[int, int, int, str, int]:
-        p = where[link.a_device]
+    spot: dict[str, tuple[int, int, int]] = {}  # (row, position, -u) of every device
+    for dev, p in where.items():
         r = rack[p.rack]
-        return (r.row, r.position, -p.u, link.a_device, link.a_port)
+        spot[dev] = (r.row, r.position, -p.u)
+
+    def key(link: Link) -> tuple[tuple[int, int, int], str, int]:
+        return (spot[link.a_device], link.a_device, link.a_port)
 
     return sorted(design.links, key=key)
 
@@ -392,9 +395,9 @@ def _retry_notes(
 
 
 def _numbering(limit: int) -> Callable[[], str]:
-    """Physical cable ids P00001, P00002, ... in the order asked."""
-    counter = iter(range(1, limit))
-    return lambda: f"P{next(counter):05d}"
+    """Physical cable ids P00001, P00002, ... in the order asked (each drawn by a call into
+    C: ``next`` on a ``map`` of the format over the numbers)."""
+    return functools.partial(next, map("P{:05d}".format, range(1, limit)))
 
 
 def transceivers_per_cage(design: Design, catalog: Catalog) -> dict[str, int]:
