@@ -356,8 +356,8 @@ def _media_and_plant(
         break
     ends = media.link_ends(design, catalog)
     numbers = _numbering(limit)
-    physical = direct_ids(catalog, order, ends, assignment.choices, numbers)
-    plant = shift_ids(plant, len(set(phys for phys, _ in physical.values())))
+    physical, cables = direct_ids(catalog, order, ends, assignment.choices, numbers)
+    plant = shift_ids(plant, cables)
     notes = _retry_notes(fibre, direct, planned, assignment.choices)
     if notes:
         plant = dataclasses.replace(plant, notes=(*plant.notes, *notes))

@@ -43,8 +43,9 @@ def direct_ids(
     ends: Mapping[str, tuple[CageEnd, CageEnd]],
     choices: Mapping[str, MediaChoice],
     new_id: Callable[[], str],
-) -> dict[str, tuple[str, str]]:
-    """(physical id, leg) of every link on a point-to-point cable, numbered in ``order``.
+) -> tuple[dict[str, tuple[str, str]], int]:
+    """(physical id, leg) of every link on a point-to-point cable, numbered in ``order``, and
+    how many physical cables they are (ids drawn from ``new_id``).
 
     Legs are ``A<n>-B<n>``, n counting the cable's links by their slot at the a end (the two
     links of a twin-port DAC are A1-B1 and A2-B2, the two legs of a 1:2 splitter likewise).
@@ -78,7 +79,7 @@ def direct_ids(
             continue
         for n, (_, member) in enumerate(sorted(links), start=1):
             out[member] = (phys, f"A{n}-B{n}")
-    return out
+    return out, len(first)
 
 
 def _parts(catalog: Catalog, choice: MediaChoice) -> tuple[Cable, int, int] | None:
