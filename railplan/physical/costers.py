@@ -72,28 +72,36 @@ class DesignCoster:
         self._power = objective == "power"
         self._idx = catalog_index(catalog)
         struct = structure(design, catalog)
-        runs = struct.runs
+        self._struct = struct
+        self._links = design.links
         #: the shape of each distinct component; a link's key is its shape's index
         self.shapes: list[Component] = []
-        self._key: dict[str, int] = {}
-        shape_ix: dict[Component, int] = {}
+        #: the key of every run (the design's links, in order)
+        self._run_key = [0] * len(struct.runs)
+        number: dict[int, int] = {}  # the structure's shape number -> key
         for g, members in enumerate(struct.groups):
-            comp = shape_of(struct, g)
-            k = shape_ix.setdefault(comp, len(shape_ix))
-            if k == len(self.shapes):
+            k = number.get(struct.shape_ids[g])
+            if k is None:
+                comp = shape_of(struct, g)  # raises for a shape no part can take
+                k = number[struct.shape_ids[g]] = len(self.shapes)
                 self.shapes.append(comp)
             for i in members:
-                self._key[runs[i].link_id] = k
+                self._run_key[i] = k
+        self._key: dict[str, int] | None = None
         self._memo: dict[tuple[int, float], float] = {}
         self._steps: dict[int, StepPrices] = {}
 
     def key(self, link: Link) -> Hashable:
+        if self._key is None:
+            runs = self._struct.runs
+            self._key = {run.link_id: self._run_key[i] for i, run in enumerate(runs)}
         return self._key[link.id]
 
     def keys(self, links: Sequence[Link]) -> list[Hashable]:
-        """``key`` of every link, in one pass."""
-        key = self._key
-        return [key[link.id] for link in links]
+        """``key`` of every link, in one pass (the design's own links: as the runs hold them)."""
+        if links is self._links:
+            return list(self._run_key)
+        return [self.key(link) for link in links]
 
     def cost(self, key: Hashable, length_m: float, link: Link | None = None) -> float:
         assert isinstance(key, int)
