@@ -289,19 +289,22 @@ def build_cables(
         else:
             media_id, length = choice.cable, float(choice.stocked_length_m)
             phys, leg = physical[link.id]
+        colour = _colour(colours, link, switches, by)
+        # positional, in Cable's field order: id, link, media, optics a and b, length, labels
+        # a and b, colour, physical id, leg
         cables.append(
             Cable(
-                id=cable_id,
-                link_id=link.id,
-                media=media_id,
-                transceiver_a=choice.transceiver_a,
-                transceiver_b=choice.transceiver_b,
-                length_m=length,
-                label_a=labels[0],
-                label_b=labels[1],
-                colour=_colour(colours, link, switches, by),
-                physical=phys,
-                leg=leg,
+                cable_id,
+                link.id,
+                media_id,
+                choice.transceiver_a,
+                choice.transceiver_b,
+                length,
+                labels[0],
+                labels[1],
+                colour,
+                phys,
+                leg,
             )
         )
     return Cabling(

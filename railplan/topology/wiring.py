@@ -152,18 +152,10 @@ class FabricBuilder:
                 (kind, rate, self._cage_class(a_device, a_port), self._cage_class(b_device, b_port))
             ] += 1
             return
+        link_id = f"{LINK_PREFIX[kind]}{self._counters[kind]:06d}"
+        # positional: the fields in Link's order (id, kind, a end, b end, rate, plane, rail)
         self.links.append(
-            Link(
-                id=f"{LINK_PREFIX[kind]}{self._counters[kind]:06d}",
-                kind=kind,
-                a_device=a_device,
-                a_port=a_port,
-                b_device=b_device,
-                b_port=b_port,
-                rate_gbps=rate,
-                plane=plane,
-                rail=rail,
-            )
+            Link(link_id, kind, a_device, a_port, b_device, b_port, rate, plane, rail)
         )
 
     def _cage_class(self, device: str, port: int) -> Any:
