@@ -65,3 +65,23 @@ def test_a_copied_cage_end_derives_its_key_anew() -> None:
 def test_an_end_shape_slice_holds_form_factor_ports_and_vendor() -> None:
     end = RUNS[0].b
     assert end[type(end).SHAPE] == (end.form_factor, end.ports_per_cage, end.vendor)
+
+
+def test_a_wiring_check_never_saw_has_its_cages_walked() -> None:
+    """The structure skips the cage walk only for the very wiring ``check`` found sound; a
+    design whose links were changed afterwards (two links on one port) is refused."""
+    import dataclasses
+
+    from railplan.validate import check, wiring_known_sound
+
+    design = plan(make_spec(64, "dgx-h100", switches=["qm9700"]))
+    assert check(design) == [] and wiring_known_sound(design)
+    links = list(design.links)
+    twin = next(i for i, lk in enumerate(links) if lk.kind == "node-leaf" and i > 0)
+    links[twin] = dataclasses.replace(
+        links[twin], a_device=links[0].a_device, a_port=links[0].a_port
+    )
+    broken = dataclasses.replace(design, links=tuple(links))
+    assert not wiring_known_sound(broken)
+    problem = structure(broken, load_catalog()).problem
+    assert problem is not None and "both use slot" in str(problem)

@@ -199,3 +199,23 @@ def test_tors_sit_in_their_compute_racks(catalog):
             rack, u = tors[sw.id]
             assert rack == floor.compute_racks[sw.rack] and u == 42  # top of its own rack
     assert all(rack in floor.compute_racks for rack, _ in nodes.values())
+
+
+@pytest.mark.parametrize("example", ["h100-1k", "matrix-4k", "layout-2k-network-row", "hpn-pod"])
+def test_routed_lengths_over_arrays_equal_the_route_of_each_link(catalog, example):
+    """``routed_lengths`` works over arrays of ends; each length is the very float
+    ``Floor.route_length_m`` gives for that link's two ends."""
+    from railplan import load_spec
+    from railplan.physical.plant_panels import required_panel_units
+    from railplan.pipeline.build import build
+    from tests.conftest import EXAMPLES
+
+    spec = load_spec(EXAMPLES / f"{example}.yaml")
+    d = build(spec, catalog).design
+    floor = build_floor(d, spec.layout, catalog, required_panel_units(d, catalog))
+    where = {p.device: p for p in d.placements}
+    got = routed_lengths(d, floor, where)
+    for lk in d.links:
+        a, b = where[lk.a_device], where[lk.b_device]
+        ends = [End(p.rack, floor.port_height_m(p.u, p.height_u)) for p in (a, b)]
+        assert got[lk.id] == floor.route_length_m(*ends), lk.id

@@ -7,6 +7,9 @@ import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from operator import attrgetter
+
+import numpy as np
 
 from railplan.catalog import Catalog
 from railplan.design import Cable, Design, Link, PatchPanel, Placement, PlantSegment, Switch
@@ -102,24 +105,17 @@ def placements_of(where: Mapping[str, Position]) -> tuple[Placement, ...]:
 
 
 def routed_lengths(design: Design, floor: Floor, where: Mapping[str, Position]) -> dict[str, float]:
-    """Routed length of every link (metres): up, along the trays, down, plus slack."""
-    ends: dict[str, End] = {}
-    for dev, p in where.items():
-        ends[dev] = End(p.rack, floor.port_height_m(p.u, p.height_u))
-    # many links join the same two (rack, port height) spots: route each pair of spots once,
-    # the pair looked up by the spots' numbers
-    numbers: dict[tuple[str, float], int] = {}
-    spot = {dev: numbers.setdefault((e.rack, e.height_m), len(numbers)) for dev, e in ends.items()}
-    n = len(numbers)
-    routes: dict[int, float] = {}
-    out = {}
-    for lk in design.links:
-        key = spot[lk.a_device] * n + spot[lk.b_device]
-        length = routes.get(key)
-        if length is None:
-            length = routes[key] = floor.route_length_m(ends[lk.a_device], ends[lk.b_device])
-        out[lk.id] = length
-    return out
+    """Routed length of every link (metres): up, along the trays, down, plus slack; worked out
+    over arrays of the links' ends (``Floor.route_lengths_m``)."""
+    spots = [End(p.rack, floor.port_height_m(p.u, p.height_u)) for p in where.values()]
+    index = {dev: i for i, dev in enumerate(where)}
+    links = design.links
+    a = np.fromiter(map(index.__getitem__, map(_A_DEVICE, links)), np.intp, len(links))
+    b = np.fromiter(map(index.__getitem__, map(_B_DEVICE, links)), np.intp, len(links))
+    return dict(zip(map(_LINK_ID, links), floor.route_lengths_m(spots, a, b), strict=True))
+
+
+_A_DEVICE, _B_DEVICE, _LINK_ID = attrgetter("a_device"), attrgetter("b_device"), attrgetter("id")
 
 
 def short_name(name: str) -> str:

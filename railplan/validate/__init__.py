@@ -86,6 +86,12 @@ def _known_sound(wiring: tuple[object, ...]) -> bool:
     )
 
 
+def wiring_known_sound(design: Design) -> bool:
+    """True when ``check`` found this very wiring sound (the same objects): every port of it
+    is used by one link, every link lands on a port its device has."""
+    return _known_sound(_wiring(design))
+
+
 def check(design: Design, catalog: Catalog | None = None) -> list[str]:
     """Every violated rule as a sentence; an empty list means the design is sound.
 
@@ -119,4 +125,4 @@ def check(design: Design, catalog: Catalog | None = None) -> list[str]:
     return problems[:MAX_REPORTED]
 
 
-__all__ = ["check", "check_cables"]
+__all__ = ["check", "check_cables", "wiring_known_sound"]

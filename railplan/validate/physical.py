@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
+from operator import attrgetter
 
 from railplan.design import Design
 
 
 def one_cable_per_link(d: Design) -> list[str]:
-    per_link = Counter(c.link_id for c in d.cables)
+    per_link = Counter(map(attrgetter("link_id"), d.cables))
     out = [f"link {lk.id} has {per_link[lk.id]} cables" for lk in d.links if per_link[lk.id] != 1]
-    dup = [i for i, c in Counter(c.id for c in d.cables).items() if c > 1]
+    dup = [i for i, c in Counter(map(attrgetter("id"), d.cables)).items() if c > 1]
     out += [f"cable id {i} is used more than once" for i in dup[:5]]
     return out[:10]
 
