@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from railplan.field.grade import grade
-from railplan.physical.cabling import WORD_ABBREVIATIONS, label_legend
+from railplan.physical.labels import WORD_ABBREVIATIONS, label_legend
 from railplan.render.pdf_sheets import render_sheets
 from railplan.spec import load_spec
 from railplan.testplan import expectations

@@ -103,7 +103,7 @@ def _cover(design: Design, info: DocInfo, bom: Bom | None, rows: list[CableRow])
 
 def _legend(design: Design) -> list[Flowable]:
     """The legend page: what each abbreviation on a label means, with worked examples."""
-    from railplan.physical.cabling import label_legend, short_names
+    from railplan.physical.labels import label_legend, short_names
 
     short = short_names(design)
     story: list[Flowable] = [

@@ -1,0 +1,150 @@
+"""What a cable end's label and colour read: device abbreviations, port names, TIA-598 colours."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+
+from railplan.design import Design, Link, Switch
+
+#: TIA-598 fibre colour order, used for rails (or planes)
+TIA_598 = (
+    "blue",
+    "orange",
+    "green",
+    "brown",
+    "slate",
+    "white",
+    "red",
+    "black",
+    "yellow",
+    "violet",
+    "rose",
+    "aqua",
+)
+#: label abbreviation of each word in a device name, with its meaning for the legend; the
+#: numbers of the name are kept (leading zeros dropped), so a label's P0-LF-SU2-R0 is the device
+#: named p0-leaf-su02-r0 and P0-SP-14 is p0-spine-14
+WORD_ABBREVIATIONS = {
+    "node": ("N", "GPU node"),
+    "p": ("P", "plane"),
+    "leaf": ("LF", "leaf switch"),
+    "leafa": ("LA", "Matrix leaf, group A"),
+    "leafb": ("LB", "Matrix leaf, group B"),
+    "spine": ("SP", "spine switch"),
+    "core": ("CR", "core switch"),
+    "tor": ("TR", "top-of-rack switch"),
+    "rail": ("RL", "rail switch"),
+    "su": ("SU", "scalable unit"),
+    "r": ("R", "rail"),
+    "rk": ("RK", "rack"),
+    "pod": ("PD", "pod"),
+}
+_TOKEN = re.compile(r"[A-Za-z]+|\d+|[^A-Za-z\d]+")
+
+
+def short_name(name: str) -> str:
+    """A device name as labels print it: each word abbreviated, every number kept.
+
+    ``node0004`` -> ``N4``, ``p0-spine-14`` -> ``P0-SP-14``, ``p0-leaf-su02-r0`` ->
+    ``P0-LF-SU2-R0``, ``p0-leafB-01`` -> ``P0-LB-1``; a word without an abbreviation is printed
+    in capitals. Numbers lose only their leading zeros, so a label's numbers are the name's.
+    """
+    out = []
+    tokens = _TOKEN.findall(name)
+    for i, tok in enumerate(tokens):
+        if tok.isdigit():
+            out.append(str(int(tok)))
+        elif tok.isalpha():
+            abbr = WORD_ABBREVIATIONS.get(tok.lower(), (tok.upper(), ""))[0]
+            # a word glued to the number before it keeps a separator: rk001a -> RK1-A
+            if i and tokens[i - 1].isdigit():
+                out.append("-")
+            out.append(abbr)
+        else:
+            out.append(tok)
+    return "".join(out)
+
+
+def short_names(design: Design) -> dict[str, str]:
+    """Label name of every node, switch and attached device (``short_name``); a device whose
+    short name another device already has keeps its full name in capitals."""
+    ids = [n.id for n in design.nodes] + [s.id for s in design.switches]
+    ids += [d.id for d in design.devices]
+    short = {i: short_name(i) for i in ids}
+    seen: dict[str, int] = {}
+    for value in short.values():
+        seen[value] = seen.get(value, 0) + 1
+    return {i: (v if seen[v] == 1 else i.upper()) for i, v in short.items()}
+
+
+def label_legend(design: Design) -> list[tuple[str, str]]:
+    """(abbreviation, meaning) of every word the design's labels abbreviate, in legend order."""
+    names = [n.id for n in design.nodes] + [s.id for s in design.switches]
+    names += [d.id for d in design.devices]
+    words = {tok.lower() for name in names for tok in _TOKEN.findall(name) if tok.isalpha()}
+    return [(abbr, what) for word, (abbr, what) in WORD_ABBREVIATIONS.items() if word in words]
+
+
+def port_label(design: Design, device: str, port: int, switches: Mapping[str, Switch]) -> str:
+    """Front-panel port name on a switch (``P17``, ``P9/2``), NIC port name on a node."""
+    return design.port_name(device, port, switches)
+
+
+def port_namer(design: Design, switches: Mapping[str, Switch]) -> Callable[[str, int], str]:
+    """``port_label`` read from a table of every port's name per device, one table per layout
+    a name reads: a switch's cage sections and radix, an attached device's port count, the
+    node shape (a port outside the table is named as ``port_label`` names it)."""
+    devices = {d.id: d for d in design.devices}
+    by_layout: dict[tuple[object, ...], list[str]] = {}
+    of_device: dict[str, list[str]] = {}
+
+    def table(device: str) -> list[str]:
+        sw = switches.get(device)
+        if sw is not None:
+            count = sw.radix
+            key: tuple[object, ...] = (sw.up_from_port, sw.ports_per_cage, sw.up_ports_per_cage)
+        elif device in devices:
+            count = devices[device].ports
+            key = ("device",)
+        else:
+            count = design.shape.ports
+            key = ("node",)
+        key += (count,)
+        names = by_layout.get(key)
+        if names is None:
+            names = by_layout[key] = [port_label(design, device, p, switches) for p in range(count)]
+        return names
+
+    def name(device: str, port: int) -> str:
+        names = of_device.get(device)
+        if names is None:
+            names = of_device[device] = table(device)
+        if 0 <= port < len(names):
+            return names[port]
+        return port_label(design, device, port, switches)
+
+    return name
+
+
+def colour_of(link: Link, switches: Mapping[str, Switch], by: str) -> str:
+    """TIA-598 colour by rail (the link's, else its lower switch's), else by plane."""
+    rail = link.rail
+    if rail < 0:
+        sw = switches.get(link.a_device)
+        rail = sw.rail if sw is not None else -1
+    if by == "rail" and rail >= 0:
+        return TIA_598[rail % len(TIA_598)]
+    return TIA_598[link.plane % len(TIA_598)]
+
+
+def colour_cached(
+    seen: dict[tuple[int, int, str], str], link: Link, switches: Mapping[str, Switch], by: str
+) -> str:
+    """``colour_of``, remembered by what it reads: the link's rail and plane, and the a end's
+    device when the link has no rail of its own."""
+    key = (link.rail, link.plane, link.a_device if link.rail < 0 else "")
+    hit = seen.get(key)
+    if hit is None:
+        hit = seen[key] = colour_of(link, switches, by)
+    return hit
