@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from railplan.catalog import Catalog
+from railplan.design.memo import by_identity
 from railplan.design.types import Design
 
 
@@ -66,22 +67,14 @@ class CageEnd(_CageEndFields):
 
 #: the last few results of ``link_ends``, keyed by the objects they were computed from (a laid
 #: out design shares its links and switches with the design it was made from)
-_CACHE: dict[tuple[int, ...], tuple[object, dict[str, tuple[CageEnd, CageEnd]]]] = {}
+_CACHE: dict[tuple[int, ...], tuple[tuple[object, ...], dict[str, tuple[CageEnd, CageEnd]]]] = {}
 
 
 def link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, CageEnd]]:
     """The cage ends of every link: nodes from the node shape, attached devices from their
     record (one port per cage), switches from their model and the port's speed section."""
-    key = (id(design.links), id(design.switches), id(design.devices), id(catalog), id(design.shape))
-    hit = _CACHE.get(key)
     held = (design.links, design.switches, design.devices, catalog, design.shape)
-    if hit is not None and all(a is b for a, b in zip(hit[0], held, strict=True)):  # type: ignore[call-overload]
-        return hit[1]
-    out = _link_ends(design, catalog)
-    if len(_CACHE) > 3:
-        _CACHE.clear()
-    _CACHE[key] = (held, out)
-    return out
+    return by_identity(_CACHE, held, lambda: _link_ends(design, catalog))
 
 
 def _link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, CageEnd]]:
@@ -149,7 +142,7 @@ def _one_per_cage(port: int) -> tuple[int, int, int]:
     return port, 0, 1
 
 
-_PROTOCOLS: dict[tuple[int, ...], tuple[object, dict[str, str]]] = {}
+_PROTOCOLS: dict[tuple[int, ...], tuple[tuple[object, ...], dict[str, str]]] = {}
 
 
 def link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
@@ -157,15 +150,7 @@ def link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
 
     Remembered like ``link_ends`` (by the objects it reads); callers only read the answer."""
     held = (design.links, design.switches, catalog)
-    key = tuple(id(x) for x in held)
-    hit = _PROTOCOLS.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], held, strict=True)):  # type: ignore[call-overload]
-        return hit[1]
-    out = _link_protocols(design, catalog)
-    if len(_PROTOCOLS) > 3:
-        _PROTOCOLS.clear()
-    _PROTOCOLS[key] = (held, out)
-    return out
+    return by_identity(_PROTOCOLS, held, lambda: _link_protocols(design, catalog))
 
 
 def _link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from railplan.catalog import Catalog
 from railplan.design import Design
+from railplan.design.memo import by_identity
 from railplan.errors import InfeasibleError
 from railplan.physical.media_assign import (
     Assignment,
@@ -74,10 +75,10 @@ def structure(design: Design, catalog: Catalog) -> Structure:
     Raises InfeasibleError when the node's NIC does not run the protocol of its switches.
     """
     held = (design.links, design.switches, design.devices, catalog, design.shape)
-    key = tuple(id(x) for x in held)
-    hit = _STRUCTURES.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], held, strict=True)):
-        return hit[1]
+    return by_identity(_STRUCTURES, held, lambda: _structure(design, catalog))
+
+
+def _structure(design: Design, catalog: Catalog) -> Structure:
     runs = tuple(design_runs(design, catalog))
     problem = None
     # the ends are cut from the wiring (``link_ends``), so every cage has one shape and every
@@ -98,11 +99,7 @@ def structure(design: Design, catalog: Catalog) -> Structure:
     numbered: dict[Component | InfeasibleError, int] = {}
     shape_ids = tuple(numbered.setdefault(shape, len(numbered)) for shape in shapes)
     link_ids = tuple(tuple(runs[i].link_id for i in members) for members in groups)
-    out = Structure(runs, groups, tuple(shapes), problem, shape_ids, link_ids)
-    if len(_STRUCTURES) > 3:
-        _STRUCTURES.clear()
-    _STRUCTURES[key] = (held, out)
-    return out
+    return Structure(runs, groups, tuple(shapes), problem, shape_ids, link_ids)
 
 
 def shape_of(struct: Structure, group: int, fibre: str = "") -> Component:
