@@ -3,8 +3,8 @@
 A laid-out 131,072-GPU fabric is some ten million small objects (links, cage ends, media
 choices, cables, bill items), all reachable and free of reference cycles, so the collector,
 which runs every 700 new objects and now and then walks every object alive, finds nothing to
-free yet cost a third of the job's time (33.5 s with it, 25.0 s without, same outputs:
-``bench/bench_gc.py``). Reference counting still frees everything as usual; only cycles wait
+free yet cost over a quarter of the job's time (``bench/bench_gc.py``: 26.5 s with it,
+19.3 s without, the same outputs). Reference counting still frees everything as usual; only cycles wait
 until the collector is back on, as CPython's ``gc`` documentation describes ("automatic
 collection can be disabled by calling gc.disable()"). Pauses nest, and a collector the caller
 switched off stays off.
