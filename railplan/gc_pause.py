@@ -1,13 +1,14 @@
 """paused(): Python's cyclic garbage collector held off while a job builds millions of objects.
 
-A laid-out 131,072-GPU fabric is some ten million small objects (links, cage ends, media
-choices, cables, bill items), all reachable and free of reference cycles, so the collector,
-which runs every 700 new objects and now and then walks every object alive, finds nothing to
-free yet cost over a quarter of the job's time (``bench/bench_gc.py``: 26.5 s with it,
-19.3 s without, the same outputs). Reference counting still frees everything as usual; only cycles wait
-until the collector is back on, as CPython's ``gc`` documentation describes ("automatic
-collection can be disabled by calling gc.disable()"). Pauses nest, and a collector the caller
-switched off stays off.
+A laid-out 131,072-GPU fabric leaves three million objects the collector tracks (links, cage
+ends, media choices, cables, bill items), nearly all of them alive to the end of the job (a
+collection afterwards frees about one in ten). The collector, which runs every 700 new objects
+and now and then walks every object alive, cost over a quarter of the job's time
+(``bench/bench_gc.py``: 26.5 s with it, 19.3 s without, the same outputs). Reference counting
+still frees everything as usual; only objects in reference cycles wait until the collector is
+back on (CPython's ``gc`` documentation: "you can disable the collector if you are sure your
+program does not create reference cycles"; those few are freed later). Pauses nest, and a
+collector the caller switched off stays off.
 """
 
 from __future__ import annotations
