@@ -234,3 +234,16 @@ def test_rack_group_count_is_an_upper_bound_when_units_and_power_disagree():
     optimum = brute_force(groups, tables)
     assert optimum == 700
     assert bounds.relaxation_bound(groups, tables, USABLE, BUDGET) <= optimum
+
+
+def test_groups_with_other_partners_are_not_ordered_as_alike():
+    """Regression (found by the test above, seed 1275281): two spines of one size, each paired
+    with the same leaves but through other cost matrices, are not interchangeable; the joint
+    model used to record a pair only on its first group, took the spines for alike, ordered
+    their racks and proved a placement 'optimal' at 1934 where 1910 fits."""
+    groups, tables = instance(1275281)
+    assert brute_force(groups, tables) == 1910
+    rules = PlacementRulesSpec(relative_gap_limit=0.0)
+    answer = run_search(groups, tables, (USABLE, BUDGET), rules, 5.0, lambda _m: None)
+    joint(answer, groups, tables, (USABLE, BUDGET), rules, 5.0)
+    assert answer.objective == 1910 and answer.status == "OPTIMAL"

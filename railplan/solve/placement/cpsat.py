@@ -78,7 +78,9 @@ def solve(
     for e in range(len(tables.pair_m)):
         a, b = int(tables.pair_a[e]), int(tables.pair_b[e])
         if pairs and a in pos and b in pos:
+            # both groups of the pair: _symmetry may only order groups whose partners match
             free_pairs[pos[a]].append((pos[b], int(tables.pair_m[e])))
+            free_pairs[pos[b]].append((pos[a], int(tables.pair_m[e])))
             terms += _pair_terms(
                 model, x[pos[a]], x[pos[b]], tables.matrices[int(tables.pair_m[e])]
             )
