@@ -9,6 +9,8 @@ from railplan.design import Design, Device, Link, Switch
 from railplan.spec.tiers import ratio_value
 
 MAX_REPORTED = 50
+#: links from which ``ends`` first asks ``ends_arrays.sound`` (below, the walk is quick)
+ARRAYS_FROM_LINKS = 20_000
 UPWARD = {
     "node-leaf": (0, 1),
     "leaf-spine": (1, 2),
@@ -31,7 +33,15 @@ def unique_ids(d: Design) -> list[str]:
 
 
 def ends(d: Design) -> list[str]:
-    """Link ends exist, ports are in range, used once, speeds and planes agree, tiers go up."""
+    """Link ends exist, ports are in range, used once, speeds and planes agree, tiers go up.
+
+    A large design is decided over arrays first (``ends_arrays.sound``, which loads numpy: not
+    worth it for a small one); the links are walked one by one only to say what is wrong."""
+    if len(d.links) >= ARRAYS_FROM_LINKS:
+        from railplan.validate.ends_arrays import sound  # numpy loads here
+
+        if sound(d, UPWARD):
+            return []
     out: list[str] = []
     switches = d.switch_by_id()
     nodes = {n.id for n in d.nodes}
