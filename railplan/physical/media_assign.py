@@ -18,6 +18,8 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter, itemgetter
 from typing import NamedTuple, NoReturn
 
 from railplan.catalog import Catalog
@@ -367,6 +369,22 @@ def design_runs(
     ends = link_ends(design, catalog)
     protocols = link_protocols(design, catalog)
     _nic_runs(design, catalog, set(protocols.values()))
+    if lengths_m is None and not fibre and not direct:  # the structure's runs: one pass in C
+        ids = list(map(_LINK_ID, design.links))
+        pairs = list(map(ends.__getitem__, ids))
+        return list(
+            map(
+                LinkRun,
+                ids,
+                map(_RATE, design.links),
+                repeat(0.0),
+                map(_FIRST, pairs),
+                map(_SECOND, pairs),
+                repeat(""),
+                map(protocols.__getitem__, ids),
+                repeat(False),
+            )
+        )
     runs = []
     for link in design.links:
         if lengths_m is None:
@@ -390,6 +408,10 @@ def design_runs(
             )
         )
     return runs
+
+
+_LINK_ID, _RATE = attrgetter("id"), attrgetter("rate_gbps")
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 
 
 def _nic_runs(design: Design, catalog: Catalog, protocols: set[str]) -> None:
