@@ -8,7 +8,10 @@ and now and then walks every object alive, cost over a quarter of the job's time
 still frees everything as usual; only objects in reference cycles wait until the collector is
 back on (CPython's ``gc`` documentation: "you can disable the collector if you are sure your
 program does not create reference cycles"; those few are freed later). Pauses nest, and a
-collector the caller switched off stays off.
+collector the caller switched off stays off: a batch command run from the console turns it off
+for good (``cli/app.py``: ``_console_run``), since its process ends as soon as the output is
+written, and the handouts' drawing then skips the walks over the design too (``railplan
+testplan`` at 16,384 GPUs: 20.1 s -> 14.9 s, medians of 3, peak memory within 1%).
 """
 
 from __future__ import annotations

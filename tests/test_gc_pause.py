@@ -5,6 +5,7 @@ exits once its output is flushed."""
 from __future__ import annotations
 
 import gc
+import importlib
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -78,3 +79,34 @@ def test_console_run_flushes_everything_before_it_exits() -> None:
         check=False,
     )
     assert bad.returncode == 2 and bad.stderr.startswith("railplan: error: ")
+
+
+def test_console_run_keeps_the_collector_off_to_the_end(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A batch command from the console runs with the collector off (nothing to walk the
+    finished design or the handouts' objects) and ends through ``_exit_now``."""
+    app = importlib.import_module("railplan.cli.app")
+
+    seen: list[tuple[str, bool]] = []
+
+    def command(argv):  # type: ignore[no-untyped-def]
+        seen.append(("run", gc.isenabled()))
+        return 0
+
+    monkeypatch.setattr(app, "_guarded", command)
+    monkeypatch.setattr(app, "_exit_now", lambda code: seen.append(("exit", gc.isenabled())))
+    app._console_run(["plan", "--help"])
+    assert seen == [("run", False), ("exit", False)]
+
+
+def test_the_tui_and_in_process_calls_keep_the_collector(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The TUI runs for hours and tests call ``main([...])``: neither turns the collector off."""
+    app = importlib.import_module("railplan.cli.app")
+
+    monkeypatch.setattr(app, "_run", lambda argv: 0)
+    monkeypatch.setattr(app.sys, "argv", ["railplan", "tui"])
+    with pytest.raises(SystemExit):
+        app.main()
+    assert gc.isenabled()
+    with pytest.raises(SystemExit):
+        app.main(["plan", "--help"])
+    assert gc.isenabled()
