@@ -14,7 +14,7 @@ from railplan.catalog import Catalog
 from railplan.design import Cable, Design, Link, PatchPanel, Placement, PlantSegment
 from railplan.physical import media
 from railplan.physical.floor import End, Floor, node_slots, switch_units
-from railplan.physical.labels import colour_cached, port_namer, short_names
+from railplan.physical.labels import colour_cached, end_labeller, port_namer, short_names
 from railplan.physical.physical_ids import direct_ids
 from railplan.physical.plant import PlantReachError, PlantResult, build_plant, shift_ids
 from railplan.spec.labels import parse_label_template
@@ -126,18 +126,23 @@ def build_cables(
     # does; one dict of the fields is refilled for every end
     render = template.text.format_map
     values: dict[str, object] = {}
+    # a template of the ends' own fields (the default) is read from per-device label tables
+    end_label = end_labeller(template, names, where, port_of)
     cables = []
     for n, link in enumerate(order, start=1):
         choice = assignment.choices[link.id]
         cable_id = f"C{n:05d}"
-        values["cable"], values["link"] = cable_id, link.id
-        values["plane"], values["rail"] = link.plane, link.rail
-        labels = []
-        for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
-            p = where[dev]
-            values["rack"], values["u"] = p.rack, p.u
-            values["device"], values["port"] = names[dev], port_of(dev, port)
-            labels.append(render(values))
+        if end_label is not None:
+            labels = [end_label(link.a_device, link.a_port), end_label(link.b_device, link.b_port)]
+        else:
+            values["cable"], values["link"] = cable_id, link.id
+            values["plane"], values["rail"] = link.plane, link.rail
+            labels = []
+            for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
+                p = where[dev]
+                values["rack"], values["u"] = p.rack, p.u
+                values["device"], values["port"] = names[dev], port_of(dev, port)
+                labels.append(render(values))
         if link.id in plant.cables:
             media_id, length, phys, leg = plant.cables[link.id]
         else:

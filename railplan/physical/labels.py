@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from railplan.design import Design, Link, Switch
+from railplan.spec.labels import LabelTemplate
+
+#: label fields read off one cable end; the others (cable, link, plane, rail) are the cable's
+END_FIELDS = frozenset({"rack", "u", "device", "port"})
 
 #: TIA-598 fibre colour order, used for rails (or planes)
 TIA_598 = (
@@ -91,40 +96,109 @@ def port_label(design: Design, device: str, port: int, switches: Mapping[str, Sw
     return design.port_name(device, port, switches)
 
 
-def port_namer(design: Design, switches: Mapping[str, Switch]) -> Callable[[str, int], str]:
+class PortNames:
     """``port_label`` read from a table of every port's name per device, one table per layout
     a name reads: a switch's cage sections and radix, an attached device's port count, the
     node shape (a port outside the table is named as ``port_label`` names it)."""
-    devices = {d.id: d for d in design.devices}
-    by_layout: dict[tuple[object, ...], list[str]] = {}
-    of_device: dict[str, list[str]] = {}
 
-    def table(device: str) -> list[str]:
-        sw = switches.get(device)
+    def __init__(self, design: Design, switches: Mapping[str, Switch]) -> None:
+        self._design = design
+        self._switches = switches
+        self._devices = {d.id: d for d in design.devices}
+        self._by_layout: dict[tuple[object, ...], list[str]] = {}
+        self._of_device: dict[str, list[str]] = {}
+
+    def table(self, device: str) -> list[str]:
+        """The name of each of ``device``'s ports, by port number."""
+        names = self._of_device.get(device)
+        if names is not None:
+            return names
+        sw = self._switches.get(device)
         if sw is not None:
             count = sw.radix
             key: tuple[object, ...] = (sw.up_from_port, sw.ports_per_cage, sw.up_ports_per_cage)
-        elif device in devices:
-            count = devices[device].ports
+        elif device in self._devices:
+            count = self._devices[device].ports
             key = ("device",)
         else:
-            count = design.shape.ports
+            count = self._design.shape.ports
             key = ("node",)
         key += (count,)
-        names = by_layout.get(key)
+        names = self._by_layout.get(key)
         if names is None:
-            names = by_layout[key] = [port_label(design, device, p, switches) for p in range(count)]
+            names = self._by_layout[key] = [
+                port_label(self._design, device, p, self._switches) for p in range(count)
+            ]
+        self._of_device[device] = names
         return names
 
-    def name(device: str, port: int) -> str:
-        names = of_device.get(device)
+    def __call__(self, device: str, port: int) -> str:
+        names = self._of_device.get(device)
         if names is None:
-            names = of_device[device] = table(device)
+            names = self.table(device)
         if 0 <= port < len(names):
             return names[port]
-        return port_label(design, device, port, switches)
+        return port_label(self._design, device, port, self._switches)
 
-    return name
+
+def port_namer(design: Design, switches: Mapping[str, Switch]) -> PortNames:
+    """``port_label`` of any port of ``design``, from per-layout tables (``PortNames``)."""
+    return PortNames(design, switches)
+
+
+class _Spot(Protocol):
+    """Where a device sits, as a label reads it."""
+
+    @property
+    def rack(self) -> str: ...
+    @property
+    def u(self) -> int: ...
+
+
+def end_labeller(
+    template: LabelTemplate,
+    names: Mapping[str, str],
+    where: Mapping[str, _Spot],
+    port_of: PortNames,
+) -> Callable[[str, int], str] | None:
+    """``label(device, port)``: what ``template.render`` gives for that end, read from a table
+    of the device's labels built on first use (each device's rack, U and name rendered once,
+    its port names put in between). None when the template reads the cable or the link
+    (``END_FIELDS``): those labels are rendered end by end. ``where`` gives each device's
+    ``.rack`` and ``.u``; ``names`` its label name; ``port_of`` its port names."""
+    if any(name and name not in END_FIELDS for _, name, _ in template.pieces):
+        return None
+    of_device: dict[str, list[str]] = {}
+    ports = [spec for _, name, spec in template.pieces if name == "port"]
+
+    def render(device: str, port_names: list[str]) -> list[str]:
+        p = where[device]
+        fixed: dict[str, object] = {"rack": p.rack, "u": p.u, "device": names[device]}
+        if len(ports) != 1:  # no port field, or several: the template rendered port by port
+            return [template.render(**fixed, port=n) for n in port_names]
+        head: list[str] = []
+        tail: list[str] = []
+        side = head
+        for literal, name, spec in template.pieces:
+            side.append(literal)
+            if name == "port":
+                side = tail
+            elif name:
+                side.append(format(fixed[name], spec))
+        before, after, spec = "".join(head), "".join(tail), ports[0]
+        if spec:
+            return [before + format(n, spec) + after for n in port_names]
+        return [before + n + after for n in port_names]
+
+    def label(device: str, port: int) -> str:
+        table = of_device.get(device)
+        if table is None:
+            table = of_device[device] = render(device, port_of.table(device))
+        if 0 <= port < len(table):
+            return table[port]
+        return render(device, [port_of(device, port)])[0]
+
+    return label
 
 
 def colour_of(link: Link, switches: Mapping[str, Switch], by: str) -> str:
