@@ -6,7 +6,9 @@ child (``os.wait4``). CPU time shows what contention on a shared machine adds to
 Children cache bytecode under a temporary ``PYTHONPYCACHEPREFIX`` (an installed package has its
 bytecode compiled; the first run of each row warms it and is not counted). Plan rows also print
 the placement's estimated cost, the first-fit estimate it is compared with and the proven gap,
-read from ``--json``. Targets are the ones the README's Performance section lists.
+read from ``--json``. Targets are the ones the README's Performance section lists. A fixed
+pure-Python workload (``REFERENCE``) is timed before and after the rows, so tables taken in
+different hours can be compared (the machine's speed drifts).
 
     python bench/bench_job.py                 # every row, medians of 3
     python bench/bench_job.py --only 131k     # rows whose label contains "131k"
@@ -111,6 +113,27 @@ def run_once(argv: tuple[str, ...], tree: Path = ROOT) -> tuple[float, float, fl
         return wall, cpu, usage.ru_maxrss / 1024, text
 
 
+#: a fixed pure-Python workload (tuples, strings, a big dict, a sort: what the job is made of),
+#: timed in a fresh process before and after the rows: this machine's speed drifts by up to
+#: two times over a day, CPU time included, so a table is read against its own reference
+REFERENCE = (
+    "d = {}\n"
+    "for i in range(500_000):\n"
+    "    d[(f'dev{i % 5000}', i)] = (i, str(i))\n"
+    "k = sorted(d, key=lambda t: t[1] % 977)\n"
+)
+
+
+def reference_s(repeat: int = 3) -> float:
+    """Median CPU seconds of ``REFERENCE`` in a fresh process."""
+    times = []
+    for _ in range(repeat):
+        proc = subprocess.Popen([sys.executable, "-c", REFERENCE])
+        _, _, usage = os.wait4(proc.pid, 0)
+        times.append(usage.ru_utime + usage.ru_stime)
+    return statistics.median(times)
+
+
 def placement_figures(stdout: str) -> str:
     """``estimate / first-fit / gap`` from a plan --json, or '' for other commands."""
     try:
@@ -142,6 +165,7 @@ def main() -> None:
     trees = [args.before.resolve(), ROOT] if args.before else [ROOT]
     load = os.getloadavg()[0]
     print(f"load average at start {load:.2f}; medians of {args.repeat}; python -m railplan")
+    print(f"machine speed: the reference workload takes {reference_s():.2f} CPU s at start")
     if args.before:
         print(f"before: {trees[0]}; after: {ROOT}")
         print(
@@ -189,6 +213,7 @@ def main() -> None:
                 flush=True,
             )
     print(f"load average at end {os.getloadavg()[0]:.2f}")
+    print(f"machine speed: the reference workload takes {reference_s():.2f} CPU s at end")
 
 
 if __name__ == "__main__":
