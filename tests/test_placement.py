@@ -293,9 +293,9 @@ def test_scalable_path_is_deterministic_and_no_worse_than_first_fit(
 
 
 def test_a_first_fit_nothing_can_cable_is_called_no_price(catalog, h100_1k, monkeypatch):
-    """naive_objective_usd prices a link beyond every part's reach at the UNREACHABLE_USD
-    placeholder; when first fit costs more than every link at its dearest reachable price
-    could, some link must be at the placeholder, and the report says the figure is no price."""
+    """naive_objective_usd counts a link beyond every part's reach at UNREACHABLE_USD; when
+    first fit costs more than every link at its dearest reachable price could, some link must
+    be at that price, and the report says the figure is no price."""
     from railplan.physical.costers import DesignCoster, dearest_usd
 
     spec, design = h100_1k

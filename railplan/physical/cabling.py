@@ -14,7 +14,7 @@ from railplan.catalog import Catalog
 from railplan.design import Cable, Design, Link, PatchPanel, Placement, PlantSegment
 from railplan.physical import media
 from railplan.physical.floor import End, Floor, node_slots, switch_units
-from railplan.physical.labels import colour_cached, end_labeller, port_namer, short_names
+from railplan.physical.labels import PortNames, colour_cached, end_labeller, short_names
 from railplan.physical.physical_ids import direct_ids
 from railplan.physical.plant import PlantReachError, PlantResult, build_plant, shift_ids
 from railplan.spec.labels import parse_label_template
@@ -119,7 +119,7 @@ def build_cables(
     switches = design.switch_by_id()
     template = parse_label_template(floor.layout.label_template)  # fields only, bounded widths
     by = floor.layout.colour_by
-    port_of = port_namer(design, switches)
+    port_of = PortNames(design, switches)
     colours: dict[tuple[int, int, str], str] = {}
     # the template's text is the str.format form of its pieces (fields only, no conversions or
     # attribute access: parse_label_template), so format_map renders what LabelTemplate.render

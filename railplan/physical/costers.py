@@ -126,15 +126,17 @@ class DesignCoster:
             self._steps[key] = steps
         return steps(lengths_m)
 
+    def dearest_usd(self) -> float | None:
+        """The highest price of any link quoted so far that some catalog part reaches (below
+        ``media.UNREACHABLE_USD``, the price of a length nothing reaches); None before any."""
+        quoted = [v for s in self._steps.values() for v in s.values.tolist()]
+        reachable = [v for v in [*quoted, *self._memo.values()] if v < media.UNREACHABLE_USD]
+        return max(reachable) if reachable else None
+
 
 def dearest_usd(coster: LinkCoster) -> float | None:
-    """The highest price below the unreachable placeholder that the coster has quoted any link
-    (a ``DesignCoster`` after pricing), None for another coster or before any price."""
-    if not isinstance(coster, DesignCoster):
-        return None
-    quoted = [v for s in coster._steps.values() for v in s.values.tolist()]
-    finite = [v for v in [*quoted, *coster._memo.values()] if v < media.UNREACHABLE_USD]
-    return max(finite) if finite else None
+    """``DesignCoster.dearest_usd`` of a design coster; None for any other coster."""
+    return coster.dearest_usd() if isinstance(coster, DesignCoster) else None
 
 
 class LengthCoster:

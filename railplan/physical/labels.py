@@ -141,11 +141,6 @@ class PortNames:
         return port_label(self._design, device, port, self._switches)
 
 
-def port_namer(design: Design, switches: Mapping[str, Switch]) -> PortNames:
-    """``port_label`` of any port of ``design``, from per-layout tables (``PortNames``)."""
-    return PortNames(design, switches)
-
-
 class _Spot(Protocol):
     """Where a device sits, as a label reads it."""
 

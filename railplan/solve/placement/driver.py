@@ -145,11 +145,11 @@ def _place(
     dearest = dearest_usd(coster)
     if dearest is not None and naive > len(design.links) * (dearest * CENTS + 1):
         # beyond what every link at its dearest reachable price could cost (a cent more for
-        # rounding): some link of first fit must be priced at the placeholder
+        # rounding): some link of first fit must be priced at the unreachable price
         answer.notes.append(
-            "first fit would leave links beyond the reach of every catalog part (each priced "
-            f"at the ${UNREACHABLE_USD:,.0f} placeholder in naive_objective_usd, so that figure "
-            "is no price): it could not be cabled"
+            "first fit would leave links beyond the reach of every catalog part (each counted "
+            f"at the ${UNREACHABLE_USD:,.0f} unreachable price in naive_objective_usd, so that "
+            "figure is no price): it could not be cabled"
         )
     gap = _gap(answer)
     report = PlacementReport(
