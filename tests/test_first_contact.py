@@ -22,6 +22,16 @@ def test_help_has_no_type_placeholders(cli, command: str) -> None:
     assert "--help" in res.out
 
 
+@pytest.mark.parametrize(("argv", "usage"), [((), "railplan"), (("catalog",), "railplan catalog")])
+def test_a_command_alone_shows_its_help_plainly(cli, argv: tuple[str, ...], usage: str) -> None:
+    """``railplan`` or ``railplan catalog`` with nothing after it prints the help as it reads
+    (not each line as an error), exit code 2 as click gives it."""
+    res = cli(*argv)
+    assert res.code == 2 and res.out == ""
+    assert res.err.startswith(f"Usage: {usage} [OPTIONS] COMMAND [ARGS]...")
+    assert "Commands:" in res.err and "railplan: error:" not in res.err
+
+
 @pytest.mark.parametrize("flag", [["--topology", "matrix"], ["--set", "fabric.topology=roft"]])
 def test_compare_refuses_a_topology(cli, flag: list[str]) -> None:
     res = cli("compare", "--gpus", "64", "--node", "dgx-h100", *flag)

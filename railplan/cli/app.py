@@ -19,10 +19,11 @@ from pathlib import Path
 import typer
 
 try:  # typer >= 0.20 vendors click as typer._click
-    from typer._click.exceptions import ClickException, UsageError
+    from typer._click.exceptions import ClickException, NoArgsIsHelpError, UsageError
 except ImportError:  # pragma: no cover - older typer uses click itself
     from click.exceptions import (  # type: ignore[no-redef, assignment, import-not-found, unused-ignore]
         ClickException,
+        NoArgsIsHelpError,
         UsageError,
     )
 
@@ -116,6 +117,9 @@ def _run(argv: list[str] | None) -> int:
         code = command.main(args=argv, prog_name="railplan", standalone_mode=False)
     except typer.Exit as exc:
         return int(exc.exit_code)
+    except NoArgsIsHelpError as exc:  # `railplan` or `railplan catalog` alone: the help, as is
+        print(exc.ctx.get_help() if exc.ctx is not None else exc.format_message(), file=sys.stderr)
+        return 2
     except UsageError as exc:
         ctx = exc.ctx
         hint = f" (see 'railplan {ctx.info_name} --help')" if ctx is not None and ctx.parent else ""
