@@ -4,16 +4,17 @@ patch panels; with totals per tier that read directly against published componen
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable
 from dataclasses import asdict, dataclass, field
-from operator import attrgetter
 from typing import Any
+
+import numpy as np
 
 from railplan.catalog import Cable, Catalog, Sourced
 from railplan.design import LINK_KINDS, Design
 from railplan.design.ends import link_ends
+from railplan.design.link_table import link_table
 from railplan.errors import InfeasibleError
-from railplan.physical.bom_items import Item, Module, by_link, items, modules
+from railplan.physical.bom_items import Items, Modules, by_link, items, modules
 from railplan.validate.cables import check_cables
 
 KINDS = (
@@ -236,8 +237,9 @@ class _Cabled:
     lines: list[BomLine] = field(default_factory=list)
     optics_in_switch: dict[str, float] = field(default_factory=dict)
     other_power: float = 0.0
-    modules: dict[tuple[str, int], Module] = field(default_factory=dict)
-    items: dict[Hashable, Item] = field(default_factory=dict)
+    #: none when the design has no cables
+    modules: Modules | None = None
+    items: Items | None = None
 
 
 def _totals(
@@ -253,12 +255,13 @@ def _totals(
     of_kind = kind_of.__getitem__
     for what, links in (
         ("links", cabled_links),
-        ("physical_cables", map(_FIRST_LINK, cabled.items.values())),
-        ("transceivers", map(_FIRST_LINK, cabled.modules.values())),
+        ("physical_cables", cabled.items.link if cabled.items else ()),
+        ("transceivers", cabled.modules.link if cabled.modules else ()),
     ):
         for kind, n in Counter(map(of_kind, links)).items():
             per_tier[kind.replace("-", "_")][what] += n
     cables = count("cable", "fibre", "splitter", "harness", "trunk")
+    on_switch = cabled.modules.on_switch if cabled.modules else np.zeros(0, bool)
     return BomTotals(
         cost_usd=_money(sum(ln.total_usd for ln in lines)),
         power_w=round(sum(ln.total_power_w for ln in lines), 1),
@@ -272,8 +275,8 @@ def _totals(
         nics=nics,
         links=len(cabled_links),
         physical_cables=cables,
-        transceivers_node=sum(1 for m in cabled.modules.values() if not m.on_switch),
-        transceivers_switch=sum(1 for m in cabled.modules.values() if m.on_switch),
+        transceivers_node=on_switch.size - int(on_switch.sum()),
+        transceivers_switch=int(on_switch.sum()),
         harnesses=count("harness"),
         trunks=count("trunk"),
         panels=count("panel"),
@@ -283,34 +286,31 @@ def _totals(
     )
 
 
-_FIRST_LINK = attrgetter("link")
-
-
 def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
-    """Transceiver, cable and panel lines, optics power per switch, and power outside switches."""
+    """Transceiver, cable and panel lines, optics power per switch, and power outside switches;
+    counted over the arrays of ``modules`` and ``items``."""
     problems = check_cables(design, catalog)
     if problems:
         more = f" ({len(problems) - 1} more problems)" if len(problems) > 1 else ""
         raise InfeasibleError(f"{problems[0]}{more}")
-    ends = link_ends(design, catalog)
     missing = len(design.links) - len({c.link_id for c in design.cables})
     if missing:
         notes.append(f"{missing} of {len(design.links)} links have no cable and are not priced")
     ordered = by_link(design)
-    out = _Cabled(
-        modules=modules(design, catalog, ends, ordered), items=items(design, catalog, ends, ordered)
-    )
-    by_module: Counter[str] = Counter()
-    for (device, _cage), mod in out.modules.items():
-        by_module[mod.part.id] += 1
-        if mod.on_switch:
-            out.optics_in_switch[device] = (
-                out.optics_in_switch.get(device, 0.0) + mod.part.power_w.value
-            )
-        else:
-            out.other_power += mod.part.power_w.value
-    for tid, n in sorted(by_module.items()):
-        t = catalog.transceivers[tid]
+    mods = modules(design, catalog, link_table(design, catalog), ordered)
+    things = items(design, catalog, link_ends(design, catalog), ordered)
+    out = _Cabled(modules=mods, items=things)
+    watts = np.array([t.power_w.value for t in mods.parts], float)[mods.part]
+    on = mods.on_switch
+    per_device = np.bincount(mods.device[on], weights=watts[on], minlength=len(mods.devices))
+    held = np.bincount(mods.device[on], minlength=len(mods.devices))
+    out.optics_in_switch = {
+        mods.devices[d]: float(per_device[d]) for d in np.flatnonzero(held).tolist()
+    }
+    for code, n in enumerate(np.bincount(mods.part, minlength=len(mods.parts)).tolist()):
+        if not n:
+            continue
+        t = mods.parts[code]
         desc = t.name + (f" (the {t.mode_of} part)" if t.mode_of else "")
         out.lines.append(
             _line(
@@ -325,24 +325,44 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
             )
         )
     by_cable: Counter[tuple[str, float, str]] = Counter()
-    stocks: dict[tuple[str, float], float | None] = {}
-    for item in out.items.values():
-        at = (item.part.id, item.length_m)
-        stock = stocks[at] if at in stocks else stocks.setdefault(at, item.part.stocked(at[1]))
+    # the items alike in part, length and kind are counted together; their stock is looked up
+    # once, and an item beyond its part's longest stock is noted one by one, in item order
+    kind_code = {k: i for i, k in enumerate(sorted(set(things.kind)))}
+    kinds = list(kind_code)
+    kind = np.fromiter(map(kind_code.__getitem__, things.kind), np.int64, len(things))
+    alike = np.lexsort((kind, things.length_m, things.part))
+    same = np.zeros(len(alike), bool)
+    if len(alike):
+        same[1:] = np.logical_and.reduce(
+            [c[alike][1:] == c[alike][:-1] for c in (things.part, things.length_m, kind)]
+        )
+    starts = np.flatnonzero(~same)
+    sizes = np.diff(np.r_[starts, len(alike)])
+    beyond = np.zeros(len(things), bool)
+    for start, n in zip(starts.tolist(), sizes.tolist(), strict=True):
+        at = int(alike[start])
+        part = things.parts[things.part[at]]
+        stock = part.stocked(float(things.length_m[at]))
         if stock is None:
-            stock = item.part.lengths_m[-1]
-            notes.append(
-                f"{item.part.id}: {item.length_m:g} m exceeds its longest stocked length; "
-                f"counted at {stock:g} m"
-            )
-        by_cable[(item.part.id, stock, item.kind)] += 1
-        out.other_power += item.part.power_w.value
-    for (pid, stock, kind), n in sorted(by_cable.items()):
+            stock = part.lengths_m[-1]
+            beyond[alike[start : start + n]] = True
+        by_cable[(part.id, stock, kinds[kind[at]])] += n
+    for i in np.flatnonzero(beyond).tolist():
+        part = things.parts[things.part[i]]
+        notes.append(
+            f"{part.id}: {float(things.length_m[i]):g} m exceeds its longest stocked length; "
+            f"counted at {part.lengths_m[-1]:g} m"
+        )
+    item_watts = np.array([p.power_w.value for p in things.parts], float)[things.part]
+    # in the order the loop over modules, then items, added them (floating-point sums are
+    # exact only in one order): node-side modules, then every item
+    out.other_power = _sum_in_order(np.concatenate((watts[~on], item_watts)))
+    for (pid, stock, kind_name), n in sorted(by_cable.items()):
         part = catalog.cables[pid]
         out.lines.append(
             _line(
                 pid,
-                kind,
+                kind_name,
                 f"{part.name}, {stock:g} m",
                 n,
                 part.price_at(stock),
@@ -354,6 +374,12 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
         )
     out.lines += _panel_lines(design, catalog)
     return out
+
+
+def _sum_in_order(values: np.ndarray) -> float:
+    """The sum of ``values`` added one by one from 0.0 (numpy's own sum pairs them, which
+    rounds differently)."""
+    return float(np.cumsum(values)[-1]) if len(values) else 0.0
 
 
 def _panel_lines(design: Design, catalog: Catalog) -> list[BomLine]:

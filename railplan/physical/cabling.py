@@ -12,12 +12,13 @@ import numpy as np
 
 from railplan.catalog import Catalog
 from railplan.design import Cable, Design, Link, PatchPanel, Placement, PlantSegment
+from railplan.design.link_table import LinkTable, link_table
 from railplan.physical import media
 from railplan.physical.floor import End, Floor, node_slots, switch_units
-from railplan.physical.labels import PortNames, colour_cached, end_labeller, short_names
+from railplan.physical.labels import PortNames, end_labeller, link_colours, short_names
 from railplan.physical.physical_ids import direct_ids
 from railplan.physical.plant import PlantReachError, PlantResult, build_plant, shift_ids
-from railplan.spec.labels import parse_label_template
+from railplan.spec.labels import LabelTemplate, parse_label_template
 
 
 @dataclass(frozen=True)
@@ -114,60 +115,51 @@ def build_cables(
     """
     routed = dict(lengths) if lengths is not None else routed_lengths(design, floor, where)
     order = technician_order(design, where, floor)
-    assignment, physical, plant = _media_and_plant(design, floor, catalog, where, routed, order)
+    table = link_table(design, catalog)
+    assignment, (phys, legs), plant = _media_and_plant(
+        design, floor, catalog, where, routed, order, table
+    )
     names = short_names(design)
     switches = design.switch_by_id()
     template = parse_label_template(floor.layout.label_template)  # fields only, bounded widths
-    by = floor.layout.colour_by
     port_of = PortNames(design, switches)
-    colours: dict[tuple[int, int, str], str] = {}
-    # the template's text is the str.format form of its pieces (fields only, no conversions or
-    # attribute access: parse_label_template), so format_map renders what LabelTemplate.render
-    # does; one dict of the fields is refilled for every end
-    render = template.text.format_map
-    values: dict[str, object] = {}
-    # a template of the ends' own fields (the default) is read from per-device label tables
-    end_label = end_labeller(template, names, where, port_of)
-    cables = []
-    for n, link in enumerate(order, start=1):
-        choice = assignment.choices[link.id]
-        cable_id = f"C{n:05d}"
-        if end_label is not None:
-            labels = [end_label(link.a_device, link.a_port), end_label(link.b_device, link.b_port)]
-        else:
-            values["cable"], values["link"] = cable_id, link.id
-            values["plane"], values["rail"] = link.plane, link.rail
-            labels = []
-            for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
-                p = where[dev]
-                values["rack"], values["u"] = p.rack, p.u
-                values["device"], values["port"] = names[dev], port_of(dev, port)
-                labels.append(render(values))
-        if link.id in plant.cables:
-            media_id, length, phys, leg = plant.cables[link.id]
-        else:
-            media_id, length = choice.cable, float(choice.stocked_length_m)
-            phys, leg = physical[link.id]
-        colour = colour_cached(colours, link, switches, by)
-        # positional, in Cable's field order: id, link, media, optics a and b, length, labels
-        # a and b, colour, physical id, leg
-        cables.append(
-            Cable(
-                cable_id,
-                link.id,
-                media_id,
-                choice.transceiver_a,
-                choice.transceiver_b,
-                length,
-                labels[0],
-                labels[1],
-                colour,
-                phys,
-                leg,
-            )
+    ids = list(map(_LINK_ID, order))
+    chosen = list(map(assignment.choices.__getitem__, ids))
+    media_of = list(map(_CABLE, chosen))
+    length_of = list(map(float, map(_STOCKED, chosen)))
+    at = {link_id: i for i, link_id in enumerate(ids)} if plant.cables else {}
+    for link_id, (media_id, length, ph, leg) in plant.cables.items():
+        i = at[link_id]
+        media_of[i], length_of[i], phys[i], legs[i] = media_id, length, ph, leg
+    # a template of the ends' own fields (the default) is read from per-device label tables,
+    # all ends at once; another is rendered end by end
+    end_labels = end_labeller(template, names, where, port_of)
+    if end_labels is not None:
+        rows = np.fromiter(map(table.row.__getitem__, ids), np.int64, len(ids))
+        label_a = end_labels.columns(table.devices, table.a.device[rows], table.a.port[rows])
+        label_b = end_labels.columns(table.devices, table.b.device[rows], table.b.port[rows])
+    else:
+        label_a, label_b = _rendered_labels(template, order, where, names, port_of)
+    # positional, in Cable's field order: id, link, media, optics a and b, length, labels
+    # a and b, colour, physical id, leg
+    cables = tuple(
+        map(
+            Cable,
+            map("C{:05d}".format, range(1, len(order) + 1)),
+            ids,
+            media_of,
+            map(_TRANSCEIVER_A, chosen),
+            map(_TRANSCEIVER_B, chosen),
+            length_of,
+            label_a,
+            label_b,
+            link_colours(order, switches, floor.layout.colour_by),
+            phys,
+            legs,
         )
+    )
     return Cabling(
-        cables=tuple(cables),
+        cables=cables,
         notes=assignment.notes + plant.notes,
         cost_usd=assignment.cost_usd,
         power_w=assignment.power_w,
@@ -178,6 +170,35 @@ def build_cables(
     )
 
 
+_CABLE, _STOCKED = attrgetter("cable"), attrgetter("stocked_length_m")
+_TRANSCEIVER_A, _TRANSCEIVER_B = attrgetter("transceiver_a"), attrgetter("transceiver_b")
+
+
+def _rendered_labels(
+    template: LabelTemplate,
+    order: list[Link],
+    where: Mapping[str, Position],
+    names: Mapping[str, str],
+    port_of: PortNames,
+) -> tuple[list[str], list[str]]:
+    """The a and b labels of a template that reads the cable or the link, end by end. Its text
+    is the str.format form of its pieces (fields only, no conversions or attribute access:
+    ``parse_label_template``), so format_map renders what ``LabelTemplate.render`` does; one
+    dict of the fields is refilled for every end."""
+    render = template.text.format_map
+    values: dict[str, object] = {}
+    out: tuple[list[str], list[str]] = ([], [])
+    for n, link in enumerate(order, start=1):
+        values["cable"], values["link"] = f"C{n:05d}", link.id
+        values["plane"], values["rail"] = link.plane, link.rail
+        for side, dev, port in ((0, link.a_device, link.a_port), (1, link.b_device, link.b_port)):
+            p = where[dev]
+            values["rack"], values["u"] = p.rack, p.u
+            values["device"], values["port"] = names[dev], port_of(dev, port)
+            out[side].append(render(values))
+    return out
+
+
 def _media_and_plant(
     design: Design,
     floor: Floor,
@@ -185,7 +206,8 @@ def _media_and_plant(
     where: Mapping[str, Position],
     routed: Mapping[str, float],
     order: list[Link],
-) -> tuple[media.Assignment, dict[str, tuple[str, str]], PlantResult]:
+    table: LinkTable,
+) -> tuple[media.Assignment, tuple[list[str], list[str]], PlantResult]:
     """Media, physical ids and the fibre plant. Plant channels that come out longer than
     their modules reach (their panels stand further apart than their switches, or the next
     stocked trunk is too long) are retried: multimode ones on single-mode optics, then
@@ -194,7 +216,8 @@ def _media_and_plant(
 
     Physical ids are drawn once the plant stands: the point-to-point cables take P00001 on in
     ``order``, the plant's pieces the numbers after them (the plant numbers its own from 1
-    while it is tried, then moves them up)."""
+    while it is tried, then moves them up). Ids and legs come as lists in ``order`` ("" for a
+    link through the plant)."""
     fibre: dict[str, str] = {}
     direct: set[str] = set()
     planned: set[str] | None = None  # the links the first assignment sent through the plant
@@ -216,14 +239,12 @@ def _media_and_plant(
                 raise
             continue
         break
-    ends = media.link_ends(design, catalog)
-    numbers = _numbering(limit)
-    physical, cables = direct_ids(catalog, order, ends, assignment.choices, numbers)
+    phys, legs, cables = direct_ids(catalog, order, table, assignment.choices, _numbering(limit))
     plant = shift_ids(plant, cables)
     notes = _retry_notes(fibre, direct, planned, assignment.choices)
     if notes:
         plant = dataclasses.replace(plant, notes=(*plant.notes, *notes))
-    return assignment, physical, plant
+    return assignment, (phys, legs), plant
 
 
 def _retry_notes(

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
+from itertools import chain
+from operator import attrgetter
 from typing import Protocol
+
+import numpy as np
 
 from railplan.design import Design, Link, Switch
 from railplan.spec.labels import LabelTemplate
@@ -150,26 +154,30 @@ class _Spot(Protocol):
     def u(self) -> int: ...
 
 
-def end_labeller(
-    template: LabelTemplate,
-    names: Mapping[str, str],
-    where: Mapping[str, _Spot],
-    port_of: PortNames,
-) -> Callable[[str, int], str] | None:
-    """``label(device, port)``: what ``template.render`` gives for that end, read from a table
-    of the device's labels built on first use (each device's rack, U and name rendered once,
-    its port names put in between). None when the template reads the cable or the link
-    (``END_FIELDS``): those labels are rendered end by end. ``where`` gives each device's
-    ``.rack`` and ``.u``; ``names`` its label name; ``port_of`` its port names."""
-    if any(name and name not in END_FIELDS for _, name, _ in template.pieces):
-        return None
-    of_device: dict[str, list[str]] = {}
-    ports = [spec for _, name, spec in template.pieces if name == "port"]
+class EndLabels:
+    """``labels(device, port)``: what a template of the end's own fields renders for that end,
+    read from a table of the device's labels built on first use (each device's rack, U and
+    name rendered once, its port names put in between); ``columns`` reads many ends at once."""
 
-    def render(device: str, port_names: list[str]) -> list[str]:
-        p = where[device]
-        fixed: dict[str, object] = {"rack": p.rack, "u": p.u, "device": names[device]}
-        if len(ports) != 1:  # no port field, or several: the template rendered port by port
+    def __init__(
+        self,
+        template: LabelTemplate,
+        names: Mapping[str, str],
+        where: Mapping[str, _Spot],
+        port_of: PortNames,
+    ) -> None:
+        self._template = template
+        self._names = names
+        self._where = where
+        self._port_of = port_of
+        self._of_device: dict[str, list[str]] = {}
+        self._ports = [spec for _, name, spec in template.pieces if name == "port"]
+
+    def _render(self, device: str, port_names: list[str]) -> list[str]:
+        template = self._template
+        p = self._where[device]
+        fixed: dict[str, object] = {"rack": p.rack, "u": p.u, "device": self._names[device]}
+        if len(self._ports) != 1:  # no port field, or several: the template rendered port by port
             return [template.render(**fixed, port=n) for n in port_names]
         head: list[str] = []
         tail: list[str] = []
@@ -180,40 +188,68 @@ def end_labeller(
                 side = tail
             elif name:
                 side.append(format(fixed[name], spec))
-        before, after, spec = "".join(head), "".join(tail), ports[0]
+        before, after, spec = "".join(head), "".join(tail), self._ports[0]
         if spec:
             return [before + format(n, spec) + after for n in port_names]
         return [before + n + after for n in port_names]
 
-    def label(device: str, port: int) -> str:
-        table = of_device.get(device)
+    def table(self, device: str) -> list[str]:
+        """The label of each of ``device``'s ports, by port number."""
+        table = self._of_device.get(device)
         if table is None:
-            table = of_device[device] = render(device, port_of.table(device))
+            table = self._of_device[device] = self._render(device, self._port_of.table(device))
+        return table
+
+    def __call__(self, device: str, port: int) -> str:
+        table = self.table(device)
         if 0 <= port < len(table):
             return table[port]
-        return render(device, [port_of(device, port)])[0]
+        return self._render(device, [self._port_of(device, port)])[0]
 
-    return label
+    def columns(self, devices: Sequence[str], device: np.ndarray, port: np.ndarray) -> list[str]:
+        """The labels of the ends at ``device`` (indices into ``devices``) and ``port``: the
+        devices' tables laid end to end and read by index, a port outside its table named one
+        by one."""
+        tables = [self.table(d) for d in devices]
+        count = np.fromiter(map(len, tables), np.int64, len(tables))
+        offset = np.cumsum(count) - count
+        flat = np.empty(int(count.sum()) + 1, dtype=object)
+        flat[:-1] = list(chain.from_iterable(tables))
+        inside = (port >= 0) & (port < count[device])
+        out = flat[np.where(inside, offset[device] + port, len(flat) - 1)]
+        for i in np.flatnonzero(~inside).tolist():
+            out[i] = self(devices[device[i]], int(port[i]))
+        return out.tolist()
 
 
-def colour_of(link: Link, switches: Mapping[str, Switch], by: str) -> str:
-    """TIA-598 colour by rail (the link's, else its lower switch's), else by plane."""
-    rail = link.rail
-    if rail < 0:
-        sw = switches.get(link.a_device)
-        rail = sw.rail if sw is not None else -1
-    if by == "rail" and rail >= 0:
-        return TIA_598[rail % len(TIA_598)]
-    return TIA_598[link.plane % len(TIA_598)]
+def end_labeller(
+    template: LabelTemplate,
+    names: Mapping[str, str],
+    where: Mapping[str, _Spot],
+    port_of: PortNames,
+) -> EndLabels | None:
+    """The end labels of ``template`` (``EndLabels``), or None when it reads the cable or the
+    link (``END_FIELDS``): those labels are rendered end by end. ``where`` gives each device's
+    ``.rack`` and ``.u``; ``names`` its label name; ``port_of`` its port names."""
+    if any(name and name not in END_FIELDS for _, name, _ in template.pieces):
+        return None
+    return EndLabels(template, names, where, port_of)
 
 
-def colour_cached(
-    seen: dict[tuple[int, int, str], str], link: Link, switches: Mapping[str, Switch], by: str
-) -> str:
-    """``colour_of``, remembered by what it reads: the link's rail and plane, and the a end's
-    device when the link has no rail of its own."""
-    key = (link.rail, link.plane, link.a_device if link.rail < 0 else "")
-    hit = seen.get(key)
-    if hit is None:
-        hit = seen[key] = colour_of(link, switches, by)
-    return hit
+def link_colours(links: Sequence[Link], switches: Mapping[str, Switch], by: str) -> list[str]:
+    """TIA-598 colour of each link: by rail (the link's, else its a end's switch's) when ``by``
+    is "rail" and there is one, else by plane; over arrays of the links' rails and planes."""
+    n = len(links)
+    rail = np.fromiter(map(_RAIL, links), np.int64, n)
+    plane = np.fromiter(map(_PLANE, links), np.int64, n)
+    lower = np.fromiter(
+        (sw.rail if (sw := switches.get(d)) is not None else -1 for d in map(_A_DEVICE, links)),
+        np.int64,
+        n,
+    )
+    rail = np.where(rail < 0, lower, rail)
+    pick = np.where((rail >= 0) & (by == "rail"), rail, plane) % len(TIA_598)
+    return np.array(TIA_598, dtype=object)[pick].tolist()
+
+
+_RAIL, _PLANE, _A_DEVICE = attrgetter("rail"), attrgetter("plane"), attrgetter("a_device")

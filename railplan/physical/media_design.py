@@ -20,11 +20,14 @@ import math
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate, chain, pairwise
 
 from railplan.catalog import Catalog
 from railplan.design import Design
+from railplan.design.link_table import link_table
 from railplan.design.memo import by_identity
 from railplan.errors import InfeasibleError
+from railplan.physical.cage_groups import cage_groups, group_shapes
 from railplan.physical.media_assign import (
     Assignment,
     LinkRun,
@@ -33,8 +36,6 @@ from railplan.physical.media_assign import (
     _Notes,
     _refuse,
     check_length,
-    component_shape,
-    components,
     design_runs,
     validate_cages,
 )
@@ -89,17 +90,23 @@ def _structure(design: Design, catalog: Catalog) -> Structure:
             validate_cages(runs)
         except InfeasibleError as exc:
             problem = exc
-    groups = tuple(tuple(m) for m in components(runs))
-    shapes: list[Component | InfeasibleError] = []
-    for members in groups:
-        try:
-            shapes.append(component_shape(runs, members, ""))
-        except InfeasibleError as exc:
-            shapes.append(exc)
+    table = link_table(design, catalog)
+    groups = tuple(cage_groups(table))
+    shapes = group_shapes(table, runs, groups)
+    # groups of one signature share their shape object: each object is numbered once, equal
+    # shapes by first appearance
     numbered: dict[Component | InfeasibleError, int] = {}
-    shape_ids = tuple(numbered.setdefault(shape, len(numbered)) for shape in shapes)
-    link_ids = tuple(tuple(runs[i].link_id for i in members) for members in groups)
-    return Structure(runs, groups, tuple(shapes), problem, shape_ids, link_ids)
+    of_object: dict[int, int] = {}
+    shape_ids = []
+    for shape in shapes:
+        number = of_object.get(id(shape))
+        if number is None:
+            number = of_object[id(shape)] = numbered.setdefault(shape, len(numbered))
+        shape_ids.append(number)
+    in_order = list(map(table.ids.__getitem__, chain.from_iterable(groups)))
+    bounds = list(accumulate(map(len, groups), initial=0))
+    link_ids = tuple(tuple(in_order[s:e]) for s, e in pairwise(bounds))
+    return Structure(runs, groups, tuple(shapes), problem, tuple(shape_ids), link_ids)
 
 
 def shape_of(struct: Structure, group: int, fibre: str = "") -> Component:

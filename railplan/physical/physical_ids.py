@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from operator import attrgetter
+
+import numpy as np
 
 from railplan.catalog import Cable, Catalog, Transceiver
 from railplan.design import Link
 from railplan.design.ends import CageEnd
+from railplan.design.link_table import LinkTable
 from railplan.physical.media_types import MediaChoice
 
 
@@ -40,46 +44,89 @@ def _instance_key(part: Cable, a: CageEnd, b: CageEnd, per_a: int, per_b: int) -
 def direct_ids(
     catalog: Catalog,
     order: Sequence[Link],
-    ends: Mapping[str, tuple[CageEnd, CageEnd]],
+    table: LinkTable,
     choices: Mapping[str, MediaChoice],
     new_id: Callable[[], str],
-) -> tuple[dict[str, tuple[str, str]], int]:
-    """(physical id, leg) of every link on a point-to-point cable, numbered in ``order``, and
-    how many physical cables they are (ids drawn from ``new_id``).
+) -> tuple[list[str], list[str], int]:
+    """The physical id and leg of every link in ``order`` ("" for a link through the fibre
+    plant), numbered in ``order``, and how many physical cables the point-to-point links are
+    (ids drawn from ``new_id``, one per cable, in the order of its first link).
 
     Legs are ``A<n>-B<n>``, n counting the cable's links by their slot at the a end (the two
     links of a twin-port DAC are A1-B1 and A2-B2, the two legs of a 1:2 splitter likewise).
+    Worked out over arrays of the links' ends: each link's ``instance_key`` as three numbers
+    (part, cage, connector), links grouped by sorting them.
     """
-    # the first link of each physical cable, then the others (most cables carry one link)
-    first: dict[Hashable, tuple[int, str, str]] = {}
-    more: dict[Hashable, list[tuple[int, str]]] = {}
+    n = len(order)
+    ids = list(map(_ID, order))
+    rows = np.fromiter(map(table.row.__getitem__, ids), np.int64, n)
+    chosen = list(map(choices.__getitem__, ids))
     # links of one equivalence class share their MediaChoice object: its parts are looked up
-    # once (the choices stay alive in ``choices`` while this runs, so their ids are theirs)
-    parts: dict[int, tuple[Cable, int, int] | None] = {}
-    for link in order:
-        choice = choices[link.id]
-        if id(choice) in parts:
-            hit = parts[id(choice)]
-        else:
-            hit = parts[id(choice)] = _parts(catalog, choice)
+    # once per object (the choices stay alive in ``choices`` while this runs)
+    classes = {id(c): c for c in chosen}
+    slot_of = {k: i for i, k in enumerate(classes)}
+    cls = np.fromiter(map(slot_of.__getitem__, map(id, chosen)), np.int64, n)
+    part_ids: dict[str, int] = {}
+    info = []  # per class: part number (-1: plant), optical, breakout, per connector a and b
+    for choice in classes.values():
+        hit = _parts(catalog, choice)
         if hit is None:
-            continue
-        a, b = ends[link.id]
-        key = _instance_key(hit[0], a, b, hit[1], hit[2])
-        held = first.get(key)
-        if held is None:
-            first[key] = (a.slot * 1000 + b.slot, link.id, new_id())
+            info.append((-1, 0, 1, 1, 1))
         else:
-            more.setdefault(key, [held[:2]]).append((a.slot * 1000 + b.slot, link.id))
-    out = {}
-    for key, (_, link_id, phys) in first.items():
-        links = more.get(key)
-        if links is None:
-            out[link_id] = (phys, "A1-B1")
-            continue
-        for n, (_, member) in enumerate(sorted(links), start=1):
-            out[member] = (phys, f"A{n}-B{n}")
-    return out, len(first)
+            part, per_a, per_b = hit
+            code = part_ids.setdefault(part.id, len(part_ids))
+            info.append((code, int(part.optical), part.breakout, per_a, per_b))
+    part, optical, breakout, per_a, per_b = np.array(info, np.int64).reshape(-1, 5)[cls].T
+    a, b = table.a, table.b
+    a_key, b_key = a.cage_key[rows], b.cage_key[rows]
+    a_slot, b_slot = a.slot[rows], b.slot[rows]
+    # the end that names the cable (``_instance_key``): a hub end for a splitter (a DAC's
+    # cage with more ports, a cord's connector that carries the breakout), else the a end
+    split = breakout > 1
+    use_b = np.where(
+        optical == 1,
+        split & (per_a != breakout) & (per_b == breakout),
+        split & (a.ports_per_cage[rows] < b.ports_per_cage[rows]),
+    )
+    cage = np.where(use_b, b_key, a_key)
+    conn = np.where(optical == 1, np.where(use_b, b_slot // per_b, a_slot // per_a), 0)
+    pos = np.flatnonzero(part >= 0)
+    phys = np.full(n, "", dtype=object)
+    legs = np.full(n, "", dtype=object)
+    if not len(pos):
+        return phys.tolist(), legs.tolist(), 0
+    p, c, k = part[pos], cage[pos], conn[pos]
+    s = np.lexsort((pos, k, c, p))  # by key, then by place in ``order``
+    start = np.ones(len(s), bool)
+    start[1:] = (np.diff(p[s]) != 0) | (np.diff(c[s]) != 0) | (np.diff(k[s]) != 0)
+    group = np.cumsum(start) - 1
+    firsts = pos[s][start]
+    rank = np.empty(len(firsts), np.int64)
+    rank[np.argsort(firsts, kind="stable")] = np.arange(len(firsts))
+    numbers = [new_id() for _ in range(len(firsts))]  # drawn in the order of first links
+    named = np.array(numbers, dtype=object)[rank[group]]
+    sizes = np.diff(np.append(np.flatnonzero(start), len(s)))
+    leg = np.full(len(s), "A1-B1", dtype=object)
+    many = np.flatnonzero(sizes[group] > 1)  # members of cables that carry several links
+    if len(many):
+        at = pos[s][many]
+        slot_key = a_slot[at] * 1000 + b_slot[at]
+        by_id = sorted(range(len(at)), key=[ids[i] for i in at].__getitem__)
+        id_rank = np.empty(len(at), np.int64)
+        id_rank[by_id] = np.arange(len(at))
+        g = group[many]
+        within = np.lexsort((id_rank, slot_key, g))
+        first_of = np.flatnonzero(np.r_[True, g[within][1:] != g[within][:-1]])
+        place = np.arange(len(within)) - np.repeat(first_of, np.diff(np.r_[first_of, len(within)]))
+        top = int(place.max()) + 1
+        names = np.array([f"A{m}-B{m}" for m in range(1, top + 1)], dtype=object)
+        leg[many[within]] = names[place]
+    phys[pos[s]] = named
+    legs[pos[s]] = leg
+    return phys.tolist(), legs.tolist(), len(firsts)
+
+
+_ID = attrgetter("id")
 
 
 def _parts(catalog: Catalog, choice: MediaChoice) -> tuple[Cable, int, int] | None:

@@ -1,0 +1,146 @@
+"""A design's links tied by shared multi-port cages, and each group's shape, over arrays.
+
+``components`` and ``component_shape`` (``media_assign``) walk runs one by one; at 393,216
+links that walk is most of the cage structure's time. Here the groups are the connected
+components of the graph of links and multi-port cages (scipy's ``connected_components``),
+and a group's shape is computed once per distinct *signature*: the numbers a shape is made of
+(speed, protocol, each cage's shape in order of first appearance, each link's cages and slots).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from operator import attrgetter
+
+import numpy as np
+
+from railplan.design.link_table import LinkTable
+from railplan.errors import InfeasibleError
+from railplan.physical.media_assign import LinkRun, component_shape
+from railplan.physical.media_types import Component
+
+
+def cage_groups(table: LinkTable) -> list[tuple[int, ...]]:
+    """The rows tied together by sharing a multi-port cage, in order of their first row, each
+    in row order: what ``media_assign.components`` gives for the table's runs."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = len(table)
+    if not n:
+        return []
+    rows = np.concatenate((np.arange(n), np.arange(n)))
+    keys = np.concatenate((table.a.cage_key, table.b.cage_key))
+    multi = np.concatenate((table.a.ports_per_cage > 1, table.b.ports_per_cage > 1))
+    rows, keys = rows[multi], keys[multi]
+    cage = _dense(keys)
+    size = n + (int(cage.max()) + 1 if len(cage) else 0)
+    graph = coo_matrix((np.ones(len(rows), np.int8), (rows, n + cage)), shape=(size, size))
+    _, label = connected_components(graph.tocsr(), directed=False)
+    label = label[:n]
+    by_label = np.argsort(label, kind="stable")  # rows of a group together, in row order
+    starts = np.flatnonzero(np.r_[True, label[by_label][1:] != label[by_label][:-1]])
+    ends = np.r_[starts[1:], n]
+    members = by_label.tolist()
+    first = by_label[starts]
+    return [
+        tuple(members[s:e])
+        for s, e in zip(
+            starts[np.argsort(first)].tolist(), ends[np.argsort(first)].tolist(), strict=True
+        )
+    ]
+
+
+def group_shapes(
+    table: LinkTable, runs: Sequence[LinkRun], groups: Sequence[tuple[int, ...]]
+) -> list[Component | InfeasibleError]:
+    """``component_shape(runs, members, "")`` of every group (or the error it raises), worked
+    out once per signature; groups of one signature share the shape object."""
+    if not groups:
+        return []
+    n = len(table)
+    size = np.fromiter(map(len, groups), np.int64, len(groups))
+    member = np.fromiter((i for g in groups for i in g), np.int64, n)
+    group = np.repeat(np.arange(len(groups)), size)
+    # ends in the order a shape meets them: a then b of each member, member by member
+    key = np.empty(2 * n, np.int64)
+    key[0::2], key[1::2] = table.a.cage_key[member], table.b.cage_key[member]
+    shape = np.empty(2 * n, np.int64)
+    shape[0::2], shape[1::2] = table.a.shape[member], table.b.shape[member]
+    end_group = np.repeat(group, 2)
+    # a cage's number in its group: the rank of its first end among the group's cages
+    by_cage = np.lexsort((np.arange(2 * n), key, end_group))
+    new = np.r_[
+        True,
+        (key[by_cage][1:] != key[by_cage][:-1])
+        | (end_group[by_cage][1:] != end_group[by_cage][:-1]),
+    ]
+    cage_id = np.cumsum(new) - 1
+    first_end = by_cage[new]  # each cage's first end, cages by (group, key)
+    cage_group = end_group[first_end]
+    by_first = np.lexsort((first_end, cage_group))
+    cages = np.bincount(cage_group, minlength=len(groups))
+    cage_start = np.cumsum(cages) - cages
+    local = np.empty(len(first_end), np.int64)
+    local[by_first] = np.arange(len(first_end)) - cage_start[cage_group[by_first]]
+    end_local = np.empty(2 * n, np.int64)
+    end_local[by_cage] = local[cage_id]
+    slot = np.empty(2 * n, np.int64)
+    slot[0::2], slot[1::2] = table.a.slot[member], table.b.slot[member]
+    speed = np.fromiter(map(_SPEED, runs), np.int64, n)[member]
+    protocol = _codes(list(map(_PROTOCOL, runs)))[member]
+    # per group: members, cages, lowest and highest speed, lowest and highest protocol; the
+    # cages' shapes in their order; each member's (a cage, a slot, b cage, b slot)
+    head = np.stack(
+        (
+            size,
+            cages,
+            np.minimum.reduceat(speed, np.cumsum(size) - size),
+            np.maximum.reduceat(speed, np.cumsum(size) - size),
+            np.minimum.reduceat(protocol, np.cumsum(size) - size),
+            np.maximum.reduceat(protocol, np.cumsum(size) - size),
+        ),
+        axis=1,
+    )
+    width = 6 + cages + 4 * size
+    offset = np.cumsum(width) - width
+    flat = np.empty(int(width.sum()), np.int64)
+    flat[(offset[:, None] + np.arange(6)).ravel()] = head.ravel()
+    flat[offset[cage_group] + 6 + local] = shape[first_end]
+    place = np.arange(n) - np.repeat(np.cumsum(size) - size, size)
+    at = offset[group] + 6 + cages[group] + 4 * place
+    flat[at], flat[at + 1] = end_local[0::2], slot[0::2]
+    flat[at + 2], flat[at + 3] = end_local[1::2], slot[1::2]
+    data = flat.tobytes()
+    bounds = (np.r_[offset, len(flat)] * 8).tolist()
+    seen: dict[bytes, Component | InfeasibleError] = {}
+    out: list[Component | InfeasibleError] = []
+    for g, members in enumerate(groups):
+        sig = data[bounds[g] : bounds[g + 1]]
+        hit = seen.get(sig)
+        if hit is None or isinstance(hit, InfeasibleError):  # an error names its own links
+            try:
+                hit = component_shape(runs, members, "")
+            except InfeasibleError as exc:
+                hit = exc
+            seen[sig] = hit
+        out.append(hit)
+    return out
+
+
+_SPEED, _PROTOCOL = attrgetter("speed_gbps"), attrgetter("protocol")
+
+
+def _dense(keys: np.ndarray) -> np.ndarray:
+    """Each key's rank among the distinct keys (0, 1, ...), by sorting."""
+    order = np.argsort(keys, kind="stable")
+    new = np.r_[True, keys[order][1:] != keys[order][:-1]] if len(keys) else np.zeros(0, bool)
+    out = np.empty(len(keys), np.int64)
+    out[order] = np.cumsum(new) - 1
+    return out
+
+
+def _codes(values: list[str]) -> np.ndarray:
+    """Each value's number among the distinct values, in sorted order."""
+    code = {v: i for i, v in enumerate(sorted(set(values)))}
+    return np.fromiter(map(code.__getitem__, values), np.int64, len(values))
