@@ -40,9 +40,43 @@ def rule_by_rule(
         return cable_rules._check_cables(design, catalog)
 
 
-def test_sound_designs_pass_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(params=["walk", "arrays"])
+def arrays(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The check as it runs on small designs (the walk) and on large ones (the arrays first)."""
+    if request.param == "arrays":
+        monkeypatch.setattr(cable_rules, "ARRAYS_FROM_CABLES", 0)
+    return str(request.param)
+
+
+def test_sound_designs_pass_both_ways(monkeypatch: pytest.MonkeyPatch, arrays: str) -> None:
     for d in designs():
         assert cable_rules._check_cables(d, CATALOG) == [] == rule_by_rule(d, monkeypatch)
+
+
+def test_the_arrays_say_yes_to_sound_designs_and_no_to_broken_ones() -> None:
+    """The arrays decide a sound design themselves (the walk is not what passes it) and hand
+    a broken one to the walk."""
+    for d in designs():
+        ends = cable_rules.link_ends(d, CATALOG)
+        protocols = cable_rules.link_protocols(d, CATALOG)
+        plant = {s.link_id for s in d.segments}
+        assert cable_rules._sound(d, CATALOG, ends, protocols, plant)
+        twin = next(
+            (c for c in d.cables if c.transceiver_a and ends[c.link_id][0].ports_per_cage > 1),
+            None,
+        )
+        broken = [
+            dataclasses.replace(d.cables[0], length_m=-1.0),
+            dataclasses.replace(d.cables[0], link_id="no-such-link"),
+            dataclasses.replace(d.cables[0], length_m=1e5),
+        ]
+        if twin is not None:  # a cage given a second module beside its first
+            other = next(t for t in sorted(CATALOG.transceivers) if t != twin.transceiver_a)
+            broken.append(dataclasses.replace(twin, transceiver_a=other))
+        for cab in broken:
+            cables = tuple(cab if c.id == cab.id else c for c in d.cables)
+            bad = dataclasses.replace(d, cables=cables)
+            assert not cable_rules._sound(bad, CATALOG, ends, protocols, plant), cab
 
 
 def _lengths(design: Design, catalog: Catalog = CATALOG) -> list[float]:
@@ -78,7 +112,10 @@ def test_broken_cables_get_the_same_sentences_both_ways(data: st.DataObject) -> 
             change = {f"transceiver_{what}": data.draw(st.sampled_from(modules))}
         cables[i] = dataclasses.replace(cables[i], **change)
     broken = dataclasses.replace(d, cables=tuple(cables))
-    got = cable_rules._check_cables(broken, CATALOG)
+    with pytest.MonkeyPatch.context() as m:
+        if data.draw(st.booleans(), label="arrays first"):
+            m.setattr(cable_rules, "ARRAYS_FROM_CABLES", 0)
+        got = cable_rules._check_cables(broken, CATALOG)
     with pytest.MonkeyPatch.context() as m:
         m.setattr(cable_rules, "_clean_up_to", lambda *args: -math.inf)
         want = cable_rules._check_cables(broken, CATALOG)
@@ -99,7 +136,7 @@ def _longer_stock() -> Catalog:
 
 @pytest.mark.parametrize("catalog", [CATALOG, _longer_stock()], ids=["bundled", "longer-stock"])
 def test_every_stock_and_reach_boundary_gets_the_same_sentences_both_ways(
-    catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch, arrays: str
 ) -> None:
     """One cable of every kind at each stocked length and reach, a hair either side."""
     for d in designs():

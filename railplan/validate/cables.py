@@ -8,6 +8,7 @@ fibre plant are checked piece by piece (``validate.plant``).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 from railplan.catalog import LENGTH_EPS_M, Cable, Catalog, Transceiver, cage_accepts
 from railplan.design import Cable as CableRow
@@ -29,13 +30,55 @@ def check_cables(design: Design, catalog: Catalog) -> list[str]:
     return out
 
 
+#: cables from which ``_check_cables`` first asks ``cables_arrays.sound`` (below, the walk is
+#: quick)
+ARRAYS_FROM_CABLES = 20_000
+
+
 def _check_cables(design: Design, catalog: Catalog) -> list[str]:
-    out: list[str] = []
     if not design.cables:
-        return out
+        return []
     ends = link_ends(design, catalog)  # every link of the design, by id
     protocols = link_protocols(design, catalog)
     plant_links = {s.link_id for s in design.segments}
+    out: list[str] = []
+    if len(design.cables) < ARRAYS_FROM_CABLES or not _sound(
+        design, catalog, ends, protocols, plant_links
+    ):
+        out = _walk(design, catalog, ends, protocols, plant_links)
+    if design.segments or design.panels:
+        out.extend(check_plant(design, catalog, ends, protocols))
+    return out
+
+
+def _sound(
+    design: Design,
+    catalog: Catalog,
+    ends: Mapping[str, tuple[CageEnd, CageEnd]],
+    protocols: Mapping[str, str],
+    plant_links: set[str],
+) -> bool:
+    """``cables_arrays.sound``, each kind's limit as the walk works it out."""
+    from railplan.validate.cables_arrays import sound  # numpy loads here
+
+    def limit(i: int) -> float:
+        cab = design.cables[i]
+        return _clean_up_to(
+            catalog, cab, ends[cab.link_id], protocols[cab.link_id], cab.link_id in plant_links
+        )
+
+    return sound(design, catalog, protocols, plant_links, limit)
+
+
+def _walk(
+    design: Design,
+    catalog: Catalog,
+    ends: Mapping[str, tuple[CageEnd, CageEnd]],
+    protocols: Mapping[str, str],
+    plant_links: set[str],
+) -> list[str]:
+    """Every cable rule, cable by cable, as sentences (the plant's pieces aside)."""
+    out: list[str] = []
     module_of: dict[tuple[str, int], tuple[str, str]] = {}
     verdicts: dict[tuple[object, ...], object] = {}
     clean: dict[tuple[object, ...], float] = {}
@@ -99,8 +142,6 @@ def _check_cables(design: Design, catalog: Catalog) -> list[str]:
                     f"cable {cab.id}: {cab.length_m:g} m is beyond the {t.reach_m.value:g} m "
                     f"reach of {t.id}"
                 )
-    if design.segments or design.panels:
-        out.extend(check_plant(design, catalog, ends, protocols))
     return out
 
 
