@@ -3,6 +3,7 @@ give what the rule-by-rule walks they replaced give: those walks are kept here a
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Hashable, Mapping
 from pathlib import Path
@@ -209,6 +210,73 @@ def test_the_structure_of_a_laid_out_design_is_the_walks(name: str) -> None:
     assert [tuple(runs[i].link_id for i in m) for m in struct.groups] == list(struct.link_ids)
     numbered: dict[object, int] = {}
     assert list(struct.shape_ids) == [numbered.setdefault(s, len(numbered)) for s in struct.shapes]
+
+
+# --- link ends ----------------------------------------------------------------------------
+
+
+def end_by_rule(design: Design, catalog: Catalog, device: str, port: int) -> CageEnd:
+    """A link end by its device's rule: a switch's cage sections, an attached device's one port
+    per cage, anything else a node of the design's shape."""
+    sw = design.switch_by_id().get(device)
+    if sw is not None:
+        cage, slot, ppc = sw.cage_of(port)
+        m = catalog.switch(sw.model)
+        return CageEnd(device, cage, slot, m.form_factor, ppc, m.vendor, m.lane_gbps)
+    dev = design.device_by_id().get(device)
+    if dev is not None:
+        return CageEnd(device, port, 0, dev.form_factor, 1, "", ())
+    shape = design.shape
+    nic = catalog.nics.get(shape.nic_model)
+    ppc = shape.ports_per_cage
+    return CageEnd(
+        device,
+        port // ppc,
+        port % ppc,
+        shape.form_factor,
+        ppc,
+        nic.vendor if nic else "",
+        nic.lane_gbps if nic else (),
+    )
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data())
+def test_link_ends_follow_each_devices_rule_even_off_its_ports(data: st.DataObject) -> None:
+    """Ends built from the table's columns are the records each device's rule gives, also for
+    ports a device does not have and devices the design does not list (a broken design.json)."""
+    catalog = load_catalog()
+    design = laid_out(data.draw(st.sampled_from(DESIGNS)))
+    links = list(design.links)
+    for _ in range(data.draw(st.integers(0, 5))):
+        i = data.draw(st.integers(0, len(links) - 1))
+        side = data.draw(st.sampled_from("ab"))
+        change: dict[str, object] = {f"{side}_port": data.draw(st.integers(-3, 300))}
+        if data.draw(st.booleans()):
+            change[f"{side}_device"] = data.draw(st.sampled_from(["stranger", links[0].a_device]))
+        links[i] = dataclasses.replace(links[i], **change)
+    broken = dataclasses.replace(design, links=tuple(links))
+    ends = link_ends(broken, catalog)
+    for link in links:
+        a, b = ends[link.id]
+        assert a == end_by_rule(broken, catalog, link.a_device, link.a_port)
+        assert b == end_by_rule(broken, catalog, link.b_device, link.b_port)
+        assert a.key == (a.device, a.cage) and type(a) is CageEnd
+    table = link_table(broken, catalog)
+    for i, link in enumerate(links):
+        a, b = ends[link.id]
+        assert table.shapes[table.a.shape[i]] == (
+            a.form_factor,
+            a.ports_per_cage,
+            a.vendor,
+            a.lanes,
+        )
+        assert table.shapes[table.b.shape[i]] == (
+            b.form_factor,
+            b.ports_per_cage,
+            b.vendor,
+            b.lanes,
+        )
 
 
 # --- link table -------------------------------------------------------------------------

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import NamedTuple
+from itertools import repeat
+from typing import TYPE_CHECKING, NamedTuple
 
 from railplan.catalog import Catalog
 from railplan.design.memo import by_identity
 from railplan.design.types import Design
+
+if TYPE_CHECKING:
+    from railplan.design.link_table import EndArrays
 
 
 class _CageEndFields(NamedTuple):
@@ -78,68 +81,32 @@ def link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, Cage
 
 
 def _link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, CageEnd]]:
-    switches = design.switch_by_id()
-    devices = design.device_by_id()
-    shape = design.shape
-    nic = catalog.nics.get(shape.nic_model)
-    node_vendor = nic.vendor if nic else ""
-    node_lanes = nic.lane_gbps if nic else ()
-    model_of: dict[str, tuple[str, str, tuple[int, ...]]] = {}
-    # per port layout, the (cage, slot, ports per cage) of every port, shared by the devices
-    # that have that layout; per device, its layout's table and what its cages are
-    layouts: dict[tuple[object, ...], list[tuple[int, int, int]]] = {}
-    known: dict[str, tuple[list[tuple[int, int, int]], str, str, tuple[int, ...]]] = {}
+    """The records of the design's ``link_table``, each built from its columns in C (``zip``
+    of the columns, ``tuple.__new__`` of each row: the key is the row's device and cage)."""
+    from railplan.design.link_table import link_table  # numpy loads here
 
-    def table(
-        layout: tuple[object, ...], ports: int, cage_of: Callable[[int], tuple[int, int, int]]
-    ) -> list[tuple[int, int, int]]:
-        hit = layouts.get(layout)
-        if hit is None:
-            hit = layouts[layout] = [cage_of(p) for p in range(ports)]
-        return hit
+    table = link_table(design, catalog)
+    fields = [[s[i] for s in table.shapes] for i in (0, 2, 3)]  # form factor, maker, lanes
 
-    def describe(device: str) -> tuple[list[tuple[int, int, int]], str, str, tuple[int, ...]]:
-        sw = switches.get(device)
-        if sw is not None:
-            if sw.model not in model_of:
-                m = catalog.switch(sw.model)
-                model_of[sw.model] = (m.form_factor, m.vendor, m.lane_gbps)
-            ff, vendor, lanes = model_of[sw.model]
-            layout = ("switch", sw.up_from_port, sw.ports_per_cage, sw.up_ports_per_cage)
-            return table((*layout, sw.radix), sw.radix, sw.cage_of), ff, vendor, lanes
-        dev = devices.get(device)
-        if dev is not None:  # its maker is not in the catalog: any qualified part fits
-            return table(("device", dev.ports), dev.ports, _one_per_cage), dev.form_factor, "", ()
-        ppc = shape.ports_per_cage
-        cages = table(("node", ppc, shape.ports), shape.ports, lambda p: (p // ppc, p % ppc, ppc))
-        return cages, shape.form_factor, node_vendor, node_lanes
+    def records(side: EndArrays) -> list[CageEnd]:
+        device = list(map(table.devices.__getitem__, side.device.tolist()))
+        cage = side.cage.tolist()
+        shape = side.shape.tolist()
+        ff, vendor, lanes = (list(map(f.__getitem__, shape)) for f in fields)
+        rows = zip(
+            device,
+            cage,
+            side.slot.tolist(),
+            ff,
+            side.ports_per_cage.tolist(),
+            vendor,
+            lanes,
+            zip(device, cage, strict=True),
+            strict=True,
+        )
+        return list(map(tuple.__new__, repeat(CageEnd), rows))
 
-    def end(device: str, port: int) -> CageEnd:
-        held = known.get(device)
-        if held is None:
-            held = known[device] = describe(device)
-        cages, ff, vendor, lanes = held
-        if 0 <= port < len(cages):
-            cage, slot, ppc = cages[port]
-        else:  # a port the device does not have (a broken design.json): as its rule says
-            sw = switches.get(device)
-            if sw is not None:
-                cage, slot, ppc = sw.cage_of(port)
-            elif device in devices:
-                cage, slot, ppc = _one_per_cage(port)
-            else:
-                ppc = shape.ports_per_cage
-                cage, slot = port // ppc, port % ppc
-        return CageEnd(device, cage, slot, ff, ppc, vendor, lanes)
-
-    return {
-        link.id: (end(link.a_device, link.a_port), end(link.b_device, link.b_port))
-        for link in design.links
-    }
-
-
-def _one_per_cage(port: int) -> tuple[int, int, int]:
-    return port, 0, 1
+    return dict(zip(table.ids, zip(records(table.a), records(table.b), strict=True), strict=True))
 
 
 _PROTOCOLS: dict[tuple[int, ...], tuple[tuple[object, ...], dict[str, str]]] = {}

@@ -1,24 +1,26 @@
-"""The links of a design as arrays: device index, port, cage and slot of each end, one row per
-link (in ``design.links`` order), built once per design from ``link_ends``."""
+"""The links of a design as arrays: device index, port, cage, slot and cage shape of each end,
+one row per link (in ``design.links`` order), built once per design from the devices' port
+layouts (what ``link_ends`` turns into ``CageEnd`` records)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import chain
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 
 import numpy as np
 
 from railplan.catalog import Catalog
-from railplan.design.ends import CageEnd, link_ends
 from railplan.design.memo import by_identity
 from railplan.design.types import Design
 
 _A_DEVICE, _B_DEVICE = attrgetter("a_device"), attrgetter("b_device")
 _A_PORT, _B_PORT, _ID = attrgetter("a_port"), attrgetter("b_port"), attrgetter("id")
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_CAGE, _SLOT, _PPC = itemgetter(1), itemgetter(2), itemgetter(4)
+#: (form factor, ports per cage, maker, lane rates) of a cage, as ``CageEnd`` has them
+Shape = tuple[str, int, str, tuple[int, ...]]
+#: (cage, slot, ports per cage) of a port
+Place = tuple[int, int, int]
 
 
 @dataclass(frozen=True)
@@ -46,8 +48,7 @@ class LinkTable:
     row: dict[str, int]
     a: EndArrays
     b: EndArrays
-    #: (form factor, ports per cage, maker, lane rates) of a cage, as ``CageEnd`` has them
-    shapes: tuple[tuple[str, int, str, tuple[int, ...]], ...] = ()
+    shapes: tuple[Shape, ...] = ()
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -57,72 +58,125 @@ _CACHE: dict[tuple[int, ...], tuple[tuple[object, ...], LinkTable]] = {}
 
 
 def link_table(design: Design, catalog: Catalog) -> LinkTable:
-    """The design's links as arrays, remembered like ``link_ends`` (by the objects it reads)."""
+    """The design's links as arrays, remembered by the objects it reads (as ``link_ends``)."""
     held = (design.links, design.switches, design.devices, catalog, design.shape)
     return by_identity(_CACHE, held, lambda: _link_table(design, catalog))
+
+
+class _Layouts:
+    """Each device's port layout (the place of every port, shared by the devices laid out
+    alike) and the form factor, maker and lanes of its cages: switches from their model and
+    cage sections, attached devices one port per cage, anything else as a node."""
+
+    def __init__(self, design: Design, catalog: Catalog) -> None:
+        self.switches = design.switch_by_id()
+        self.devices = design.device_by_id()
+        self.shape = design.shape
+        nic = catalog.nics.get(self.shape.nic_model)
+        self.node_kind = (
+            self.shape.form_factor,
+            nic.vendor if nic else "",
+            nic.lane_gbps if nic else (),
+        )
+        self.catalog = catalog
+        self.models: dict[str, tuple[str, str, tuple[int, ...]]] = {}
+        self.layouts: dict[tuple[object, ...], int] = {}
+        self.places: list[list[Place]] = []
+
+    def _layout(self, key: tuple[object, ...], ports: int, place: Callable[[int], Place]) -> int:
+        number = self.layouts.get(key)
+        if number is None:
+            number = self.layouts[key] = len(self.places)
+            self.places.append([place(p) for p in range(ports)])
+        return number
+
+    def describe(self, device: str) -> tuple[int, tuple[str, str, tuple[int, ...]]]:
+        """The device's layout number and (form factor, maker, lanes) of its cages."""
+        sw = self.switches.get(device)
+        if sw is not None:
+            kind = self.models.get(sw.model)
+            if kind is None:
+                m = self.catalog.switch(sw.model)
+                kind = self.models[sw.model] = (m.form_factor, m.vendor, m.lane_gbps)
+            key = ("switch", sw.up_from_port, sw.ports_per_cage, sw.up_ports_per_cage, sw.radix)
+            return self._layout(key, sw.radix, sw.cage_of), kind
+        dev = self.devices.get(device)
+        if dev is not None:  # its maker is not in the catalog: any qualified part fits
+            return self._layout(("device", dev.ports), dev.ports, _one_per_cage), (
+                dev.form_factor,
+                "",
+                (),
+            )
+        ppc, ports = self.shape.ports_per_cage, self.shape.ports
+        number = self._layout(("node", ppc, ports), ports, lambda p: (p // ppc, p % ppc, ppc))
+        return number, self.node_kind
+
+    def outside(self, device: str, port: int) -> Place:
+        """The place of a port the device does not have (a broken design.json), by its rule."""
+        sw = self.switches.get(device)
+        if sw is not None:
+            return sw.cage_of(port)
+        if device in self.devices:
+            return _one_per_cage(port)
+        ppc = self.shape.ports_per_cage
+        return port // ppc, port % ppc, ppc
+
+
+def _one_per_cage(port: int) -> Place:
+    return port, 0, 1
 
 
 def _link_table(design: Design, catalog: Catalog) -> LinkTable:
     links = design.links
     n = len(links)
-    ends = link_ends(design, catalog)
     ids = tuple(map(_ID, links))
     devices = tuple(dict.fromkeys(chain(map(_A_DEVICE, links), map(_B_DEVICE, links))))
-    index = {d: i for i, d in enumerate(devices)}
-    pairs = list(map(ends.__getitem__, ids))
-    cage_lists = []
-    for pick, dev_of, port_of in ((_FIRST, _A_DEVICE, _A_PORT), (_SECOND, _B_DEVICE, _B_PORT)):
-        side = list(map(pick, pairs))
-        cage_lists.append(
-            (
-                np.fromiter(map(index.__getitem__, map(dev_of, links)), np.int64, n),
-                np.fromiter(map(port_of, links), np.int64, n),
-                np.fromiter(map(_CAGE, side), np.int64, n),
-                np.fromiter(map(_SLOT, side), np.int64, n),
-                np.fromiter(map(_PPC, side), np.int64, n),
-            )
-        )
+    index = dict(zip(devices, range(len(devices)), strict=True))
+    layouts = _Layouts(design, catalog)
+    kinds: dict[tuple[str, str, tuple[int, ...]], int] = {}
+    layout_of, kind_of = [], []
+    for device in devices:
+        number, kind = layouts.describe(device)
+        layout_of.append(number)
+        kind_of.append(kinds.setdefault(kind, len(kinds)))
+    places = layouts.places
+    size = np.fromiter(map(len, places), np.int64, len(places))
+    start = np.cumsum(size) - size
+    # every layout's places end to end, and one row more (read for a port outside them all)
+    flat = np.array([*(p for table in places for p in table), (0, 0, 1)], np.int64)
+    layout = np.array(layout_of, np.int64)
+    sides = []
+    for dev_of, port_of in ((_A_DEVICE, _A_PORT), (_B_DEVICE, _B_PORT)):
+        device = np.fromiter(map(index.__getitem__, map(dev_of, links)), np.int64, n)
+        port = np.fromiter(map(port_of, links), np.int64, n)
+        lay = layout[device]
+        inside = (port >= 0) & (port < size[lay])
+        cage, slot, ppc = flat[start[lay] + np.where(inside, port, 0)].T.copy()
+        for i in np.flatnonzero(~inside).tolist():
+            cage[i], slot[i], ppc[i] = layouts.outside(devices[device[i]], int(port[i]))
+        sides.append((device, port, cage, slot, ppc))
     # a cage's key: its device's index times the span of cage numbers, plus the cage's place
     # in that span (a broken design.json may name a port, so a cage, below 0)
-    low = min((int(c[2].min()) for c in cage_lists if n), default=0)
-    width = 1 + max((int(c[2].max()) for c in cage_lists if n), default=0) - low
-    shapes, codes = _shapes(pairs, len(devices), cage_lists)
-    a, b = (
-        EndArrays(*c, c[0] * width + (c[2] - low), code)
-        for c, code in zip(cage_lists, codes, strict=True)
-    )
-    return LinkTable(ids, devices, dict(zip(ids, range(n), strict=True)), a, b, shapes)
-
-
-def _shapes(
-    pairs: list[tuple[CageEnd, CageEnd]], count: int, cage_lists: Sequence[tuple[np.ndarray, ...]]
-) -> tuple[tuple[tuple[str, int, str, tuple[int, ...]], ...], list[np.ndarray]]:
-    """Every cage shape and each end's: a device's form factor, maker and lanes are one for
-    all its cages (``link_ends`` reads them off the device), so they are read at each device's
-    first end and paired with the end's ports per cage."""
-    n = len(pairs)
-    device = np.concatenate([c[0] for c in cage_lists])
-    ppc = np.concatenate([c[4] for c in cage_lists])
-    first = np.full(count, 2 * n, np.int64)
-    np.minimum.at(first, device, np.arange(2 * n))
-    kinds: dict[tuple[str, str, tuple[int, ...]], int] = {}
-    of_device = np.fromiter(
-        (
-            kinds.setdefault((e.form_factor, e.vendor, e.lanes), len(kinds))
-            for e in (pairs[i % n][i // n] for i in first.tolist())
-        ),
-        np.int64,
-        count,
-    )
-    low = int(ppc.min(initial=0))
-    per_device = of_device[device] * (int(ppc.max(initial=0)) + 1 - low) + (ppc - low)
-    order = np.argsort(per_device, kind="stable")
+    low = min((int(s[2].min()) for s in sides if n), default=0)
+    width = 1 + max((int(s[2].max()) for s in sides if n), default=0) - low
+    # a cage's shape: its device's kind of cage with its ports per cage
+    kind_code = np.array(kind_of, np.int64)
+    ppc_all = np.concatenate([s[4] for s in sides])
+    ppc_low = int(ppc_all.min(initial=0))
+    span = int(ppc_all.max(initial=0)) + 1 - ppc_low
+    both = np.concatenate([kind_code[s[0]] for s in sides]) * span + (ppc_all - ppc_low)
+    order = np.argsort(both, kind="stable")
     new = np.ones(len(order), bool)
-    new[1:] = per_device[order][1:] != per_device[order][:-1]
+    new[1:] = both[order][1:] != both[order][:-1]
     code = np.empty(len(order), np.int64)
     code[order] = np.cumsum(new) - 1
-    shapes = []
-    for i in order[new].tolist():
-        e = pairs[i % n][i // n]
-        shapes.append((e.form_factor, e.ports_per_cage, e.vendor, e.lanes))
-    return tuple(shapes), [code[:n], code[n:]]
+    listed = list(kinds)
+    shapes = tuple(
+        (listed[v // span][0], v % span + ppc_low, listed[v // span][1], listed[v // span][2])
+        for v in both[order[new]].tolist()
+    )
+    a, b = (
+        EndArrays(*s, s[0] * width + (s[2] - low), c)
+        for s, c in zip(sides, (code[:n], code[n:]), strict=True)
+    )
+    return LinkTable(ids, devices, dict(zip(ids, range(n), strict=True)), a, b, shapes)
