@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ import numpy as np
 from railplan.catalog import Cable, Catalog, Sourced
 from railplan.design import LINK_KINDS, Design
 from railplan.design.ends import link_ends
-from railplan.design.link_table import link_table
+from railplan.design.link_table import LinkTable, link_table
 from railplan.errors import InfeasibleError
 from railplan.physical.bom_items import Items, Modules, by_link, items, modules
 from railplan.validate.cables import check_cables
@@ -240,6 +241,9 @@ class _Cabled:
     #: none when the design has no cables
     modules: Modules | None = None
     items: Items | None = None
+    #: the design's links as arrays, and the rows of the links its cables serve
+    table: LinkTable | None = None
+    rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 def _totals(
@@ -248,18 +252,27 @@ def _totals(
     def count(*kinds: str) -> int:
         return sum(ln.count for ln in lines if ln.kind in kinds)
 
-    kind_of = {lk.id: lk.kind for lk in design.links}
     per_tier = {t: {"links": 0, "physical_cables": 0, "transceivers": 0} for t in TIERS}
-    cabled_links = {c.link_id for c in design.cables}
-    # each count is kept under the kind of a link: the link, an item's or a module's first
-    of_kind = kind_of.__getitem__
-    for what, links in (
-        ("links", cabled_links),
-        ("physical_cables", cabled.items.link if cabled.items else ()),
-        ("transceivers", cabled.modules.link if cabled.modules else ()),
-    ):
-        for kind, n in Counter(map(of_kind, links)).items():
-            per_tier[kind.replace("-", "_")][what] += n
+    cabled_links = 0
+    if cabled.table is not None and cabled.items is not None and cabled.modules is not None:
+        # each count is kept under the kind of a link: the link, an item's or a module's first
+        # (a kind no fabric has is counted under none)
+        table = cabled.table
+        code = {k: i for i, k in enumerate(LINK_KINDS)}
+        kind = np.fromiter(
+            (code.get(k, -1) for k in map(_KIND, design.links)), np.int64, len(design.links)
+        )
+        cabled_rows = np.zeros(len(table), bool)
+        cabled_rows[cabled.rows] = True
+        cabled_links = int(cabled_rows.sum())
+        for what, rows in (
+            ("links", np.flatnonzero(cabled_rows)),
+            ("physical_cables", _rows(table, cabled.items.link)),
+            ("transceivers", _rows(table, cabled.modules.link)),
+        ):
+            counts = np.bincount(kind[rows][kind[rows] >= 0], minlength=len(LINK_KINDS))
+            for tier, n in zip(TIERS, counts.tolist(), strict=True):
+                per_tier[tier][what] += n
     cables = count("cable", "fibre", "splitter", "harness", "trunk")
     on_switch = cabled.modules.on_switch if cabled.modules else np.zeros(0, bool)
     return BomTotals(
@@ -273,7 +286,7 @@ def _totals(
         splitters=count("splitter"),
         rack_units=units,
         nics=nics,
-        links=len(cabled_links),
+        links=cabled_links,
         physical_cables=cables,
         transceivers_node=on_switch.size - int(on_switch.sum()),
         transceivers_switch=int(on_switch.sum()),
@@ -284,6 +297,14 @@ def _totals(
         plant_links=len({s.link_id for s in design.segments}),
         per_tier={t: v for t, v in per_tier.items() if any(v.values())},
     )
+
+
+_KIND, _LINK_ID = attrgetter("kind"), attrgetter("link_id")
+
+
+def _rows(table: LinkTable, links: list[str]) -> np.ndarray:
+    """The table rows of links named by id."""
+    return np.fromiter(map(table.row.__getitem__, links), np.int64, len(links))
 
 
 def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
@@ -297,9 +318,12 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
     if missing:
         notes.append(f"{missing} of {len(design.links)} links have no cable and are not priced")
     ordered = by_link(design)
-    mods = modules(design, catalog, link_table(design, catalog), ordered)
+    table = link_table(design, catalog)
+    mods = modules(design, catalog, table, ordered)
     things = items(design, catalog, link_ends(design, catalog), ordered)
-    out = _Cabled(modules=mods, items=things)
+    out = _Cabled(
+        modules=mods, items=things, table=table, rows=_rows(table, list(map(_LINK_ID, ordered)))
+    )
     watts = np.array([t.power_w.value for t in mods.parts], float)[mods.part]
     on = mods.on_switch
     per_device = np.bincount(mods.device[on], weights=watts[on], minlength=len(mods.devices))

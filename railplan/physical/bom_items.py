@@ -141,7 +141,7 @@ def items(
     plant_links = {s.link_id for s in design.segments}
     direct = [c for c in ordered if c.link_id not in plant_links] if plant_links else ordered
     keys: list[Hashable]
-    if direct and all(c.physical for c in direct):
+    if direct and all(map(_PHYSICAL, direct)):
         keys = list(map(_PHYSICAL, direct))
         media = list(map(_MEDIA, direct))
         links = list(map(_LINK_ID, direct))
@@ -159,7 +159,8 @@ def items(
     media += map(_PART, segments)
     links += map(_LINK_ID, segments)
     lengths = np.concatenate((lengths, np.fromiter(map(_LENGTH, segments), float, len(segments))))
-    group_of = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    distinct = dict.fromkeys(keys)
+    group_of = dict(zip(distinct, range(len(distinct)), strict=True))
     group = np.fromiter(map(group_of.__getitem__, keys), np.int64, len(keys))
     by_group = np.argsort(group, kind="stable")
     starts = np.flatnonzero(np.r_[True, group[by_group][1:] != group[by_group][:-1]])
