@@ -12,6 +12,8 @@ from railplan.spec.tiers import ratio_value
 def port_sections(d: Design) -> list[str]:
     """On a switch that runs two speeds, links toward the tier below use its down section and
     links toward the tier above its up section (a cage runs one speed)."""
+    if not any(sw.mixed_speed for sw in d.switches):
+        return []  # one speed everywhere: no section to stray into
     switches = d.switch_by_id()
     out = []
     for lk in d.links:
