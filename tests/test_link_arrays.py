@@ -14,6 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import railplan.physical.cage_groups as cage_group_rules
+import railplan.physical.media_design as media_design
 from railplan import load_spec, plan
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design, Link, Switch
@@ -186,7 +188,9 @@ def test_cage_groups_and_shapes_are_the_walks(rows) -> None:  # type: ignore[no-
         LinkRun(i, speed, 0.0, *ends[i], protocol=protocol)
         for i, (_, _, speed, protocol) in zip(ids, rows, strict=True)
     ]
-    groups = cage_groups(table)
+    with pytest.MonkeyPatch.context() as m:  # scipy's components, whatever the size
+        m.setattr(cage_group_rules, "SCIPY_FROM_LINKS", 0)
+        groups = cage_groups(table, runs)
     assert groups == [tuple(m) for m in components(runs)]
     shapes = group_shapes(table, runs, groups)
     for members, got in zip(groups, shapes, strict=True):
@@ -199,11 +203,15 @@ def test_cage_groups_and_shapes_are_the_walks(rows) -> None:  # type: ignore[no-
             assert got == want
 
 
+@pytest.mark.parametrize("scipy_from", [0, cage_group_rules.SCIPY_FROM_LINKS])
 @pytest.mark.parametrize("name", DESIGNS)
-def test_the_structure_of_a_laid_out_design_is_the_walks(name: str) -> None:
+def test_the_structure_of_a_laid_out_design_is_the_walks(
+    name: str, scipy_from: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     catalog = load_catalog()
     design = laid_out(name)
-    struct = structure(design, catalog)
+    monkeypatch.setattr(cage_group_rules, "SCIPY_FROM_LINKS", scipy_from)
+    struct = media_design._structure(design, catalog)  # built anew, not remembered
     runs = list(struct.runs)
     assert list(struct.groups) == [tuple(m) for m in components(runs)]
     assert list(struct.shapes) == [component_shape(runs, m, "") for m in struct.groups]

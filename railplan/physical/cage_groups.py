@@ -2,7 +2,8 @@
 
 ``components`` and ``component_shape`` (``media_assign``) walk runs one by one; at 393,216
 links that walk is most of the cage structure's time. Here the groups are the connected
-components of the graph of links and multi-port cages (scipy's ``connected_components``),
+components of the graph of links and multi-port cages (scipy's ``connected_components``, for
+designs large enough to repay its import),
 and a group's shape is computed once per distinct *signature*: the numbers a shape is made of
 (speed, protocol, each cage's shape in order of first appearance, each link's cages and slots).
 """
@@ -16,19 +17,24 @@ import numpy as np
 
 from railplan.design.link_table import LinkTable
 from railplan.errors import InfeasibleError
-from railplan.physical.media_assign import LinkRun, component_shape
+from railplan.physical.media_assign import LinkRun, component_shape, components
 from railplan.physical.media_types import Component
 
+#: links from which ``cage_groups`` asks scipy (whose import costs a quarter of a second and
+#: 20 MB: more than the walk takes below this)
+SCIPY_FROM_LINKS = 20_000
 
-def cage_groups(table: LinkTable) -> list[tuple[int, ...]]:
+
+def cage_groups(table: LinkTable, runs: Sequence[LinkRun]) -> list[tuple[int, ...]]:
     """The rows tied together by sharing a multi-port cage, in order of their first row, each
-    in row order: what ``media_assign.components`` gives for the table's runs."""
+    in row order: what ``media_assign.components`` gives for the table's ``runs`` (which it
+    walks for a design of fewer than ``SCIPY_FROM_LINKS`` links)."""
+    n = len(table)
+    if n < SCIPY_FROM_LINKS:
+        return [tuple(m) for m in components(runs)]
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
-    n = len(table)
-    if not n:
-        return []
     rows = np.concatenate((np.arange(n), np.arange(n)))
     keys = np.concatenate((table.a.cage_key, table.b.cage_key))
     multi = np.concatenate((table.a.ports_per_cage > 1, table.b.ports_per_cage > 1))
@@ -42,12 +48,10 @@ def cage_groups(table: LinkTable) -> list[tuple[int, ...]]:
     starts = np.flatnonzero(np.r_[True, label[by_label][1:] != label[by_label][:-1]])
     ends = np.r_[starts[1:], n]
     members = by_label.tolist()
-    first = by_label[starts]
+    by_first = np.argsort(by_label[starts])  # groups in order of their first row
     return [
         tuple(members[s:e])
-        for s, e in zip(
-            starts[np.argsort(first)].tolist(), ends[np.argsort(first)].tolist(), strict=True
-        )
+        for s, e in zip(starts[by_first].tolist(), ends[by_first].tolist(), strict=True)
     ]
 
 

@@ -91,7 +91,7 @@ def _structure(design: Design, catalog: Catalog) -> Structure:
         except InfeasibleError as exc:
             problem = exc
     table = link_table(design, catalog)
-    groups = tuple(cage_groups(table))
+    groups = tuple(cage_groups(table, runs))
     shapes = group_shapes(table, runs, groups)
     # groups of one signature share their shape object: each object is numbered once, equal
     # shapes by first appearance
