@@ -121,10 +121,25 @@ def link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
 
 
 def _link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
+    """Over the link table: each device's protocol (its switch model's; none for a node or an
+    attached device), read at the b end, else at the a end."""
+    import numpy as np
+
+    from railplan.design.link_table import link_table
+
+    table = link_table(design, catalog)
     switches = design.switch_by_id()
     protocol_of = {m: catalog.switch(m).protocol for m in {sw.model for sw in design.switches}}
-    out: dict[str, str] = {}
-    for link in design.links:
-        sw = switches.get(link.b_device) or switches.get(link.a_device)
-        out[link.id] = protocol_of[sw.model] if sw is not None else ""
-    return out
+    names = ["", *sorted(set(protocol_of.values()))]
+    code = {p: i for i, p in enumerate(names)}
+    of_device = np.array(
+        [
+            code[protocol_of[sw.model]] if (sw := switches.get(d)) is not None else -1
+            for d in table.devices
+        ],
+        np.int64,
+    )
+    at_b = of_device[table.b.device] if len(table) else np.zeros(0, np.int64)
+    at_a = of_device[table.a.device] if len(table) else np.zeros(0, np.int64)
+    picked = np.where(at_b >= 0, at_b, np.maximum(at_a, 0))
+    return dict(zip(table.ids, map(names.__getitem__, picked.tolist()), strict=True))

@@ -372,19 +372,18 @@ def design_runs(
     if lengths_m is None and not fibre and not direct:  # the structure's runs: one pass in C
         ids = list(map(_LINK_ID, design.links))
         pairs = list(map(ends.__getitem__, ids))
-        return list(
-            map(
-                LinkRun,
-                ids,
-                map(_RATE, design.links),
-                repeat(0.0),
-                map(_FIRST, pairs),
-                map(_SECOND, pairs),
-                repeat(""),
-                map(protocols.__getitem__, ids),
-                repeat(False),
-            )
+        rows = zip(
+            ids,
+            map(_RATE, design.links),
+            repeat(0.0),
+            map(_FIRST, pairs),
+            map(_SECOND, pairs),
+            repeat(""),
+            map(protocols.__getitem__, ids),
+            repeat(False),
         )
+        # each row made a LinkRun by tuple.__new__ (the named tuple's own __new__ is Python)
+        return list(map(tuple.__new__, repeat(LinkRun), rows))
     runs = []
     for link in design.links:
         if lengths_m is None:

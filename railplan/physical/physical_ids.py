@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from itertools import islice
 from operator import attrgetter
 
 import numpy as np
@@ -103,7 +104,8 @@ def direct_ids(
     firsts = pos[s][start]
     rank = np.empty(len(firsts), np.int64)
     rank[np.argsort(firsts, kind="stable")] = np.arange(len(firsts))
-    numbers = [new_id() for _ in range(len(firsts))]  # drawn in the order of first links
+    # drawn in the order of first links (``iter`` calls ``new_id`` until it has as many)
+    numbers = list(islice(iter(new_id, None), len(firsts)))
     named = np.array(numbers, dtype=object)[rank[group]]
     sizes = np.diff(np.append(np.flatnonzero(start), len(s)))
     leg = np.full(len(s), "A1-B1", dtype=object)

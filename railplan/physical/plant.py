@@ -19,6 +19,8 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import attrgetter
 from typing import NoReturn
 
 from railplan.catalog import Cable, Catalog
@@ -71,13 +73,18 @@ def build_plant(
     new_id: Callable[[], str],
 ) -> PlantResult:
     """Panels, harnesses and trunks for every link whose media is the plant, in ``order``."""
-    links = [lk for lk in order if choices[lk.id].kind == "plant"]
+    # the links whose choice is the plant, in order (a filter in C: ids, choices, kinds)
+    kinds = map(_KIND, map(choices.__getitem__, map(_ID, order)))
+    links = list(compress(order, map("plant".__eq__, kinds)))
     if not links:
         return PlantResult((), (), (), {}, 0.0, ())
     ends = _ends(design, floor, catalog, where, choices, links)
     space = panel_space(design, floor, where)
     allocate_ports(ends, links, space, catalog)
     return _assemble(design, floor, catalog, choices, links, ends, space, new_id)
+
+
+_ID, _KIND = attrgetter("id"), attrgetter("kind")
 
 
 def _ends(
