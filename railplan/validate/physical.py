@@ -9,11 +9,25 @@ from railplan.design import Design
 
 
 def one_cable_per_link(d: Design) -> list[str]:
-    per_link = Counter(map(attrgetter("link_id"), d.cables))
+    """Every link has one cable and every cable id is used once (decided by sets first: the
+    counting, which names the culprits, runs only when they disagree)."""
+    links = set(map(_ID, d.links))
+    cabled = list(map(_LINK_ID, d.cables))
+    if (
+        len(links) == len(d.links) == len(cabled)
+        and links.issuperset(cabled)
+        and len(set(cabled)) == len(cabled)
+        and len(set(map(_ID, d.cables))) == len(cabled)
+    ):
+        return []
+    per_link = Counter(cabled)
     out = [f"link {lk.id} has {per_link[lk.id]} cables" for lk in d.links if per_link[lk.id] != 1]
     dup = [i for i, c in Counter(map(attrgetter("id"), d.cables)).items() if c > 1]
     out += [f"cable id {i} is used more than once" for i in dup[:5]]
     return out[:10]
+
+
+_ID, _LINK_ID = attrgetter("id"), attrgetter("link_id")
 
 
 def racks(d: Design) -> list[str]:

@@ -27,6 +27,8 @@ def unique_ids(d: Design) -> list[str]:
         ("switch", [s.id for s in d.switches]),
         ("link", [lk.id for lk in d.links]),
     ):
+        if len(set(ids)) == len(ids):
+            continue  # all distinct: nothing to count
         dup = [i for i, c in Counter(ids).items() if c > 1]
         out += [f"{what} id {i} is used more than once" for i in dup[:5]]
     return out
