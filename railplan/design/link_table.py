@@ -11,6 +11,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from railplan.array_groups import numbers_of, sort_groups
 from railplan.catalog import Catalog
 from railplan.design.memo import by_identity
 from railplan.design.types import Design
@@ -165,15 +166,12 @@ def _link_table(design: Design, catalog: Catalog) -> LinkTable:
     ppc_low = int(ppc_all.min(initial=0))
     span = int(ppc_all.max(initial=0)) + 1 - ppc_low
     both = np.concatenate([kind_code[s[0]] for s in sides]) * span + (ppc_all - ppc_low)
-    order = np.argsort(both, kind="stable")
-    new = np.ones(len(order), bool)
-    new[1:] = both[order][1:] != both[order][:-1]
-    code = np.empty(len(order), np.int64)
-    code[order] = np.cumsum(new) - 1
+    order, starts = sort_groups(both)
+    code = numbers_of(order, starts)
     listed = list(kinds)
     shapes = tuple(
         (listed[v // span][0], v % span + ppc_low, listed[v // span][1], listed[v // span][2])
-        for v in both[order[new]].tolist()
+        for v in both[order[starts]].tolist()
     )
     a, b = (
         EndArrays(*s, s[0] * width + (s[2] - low), c)

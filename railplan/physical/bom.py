@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from railplan.array_groups import sort_groups, string_codes
 from railplan.catalog import Cable, Catalog, Sourced
 from railplan.design import LINK_KINDS, Design
 from railplan.design.ends import link_ends
@@ -351,16 +352,9 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
     by_cable: Counter[tuple[str, float, str]] = Counter()
     # the items alike in part, length and kind are counted together; their stock is looked up
     # once, and an item beyond its part's longest stock is noted one by one, in item order
-    kind_code = {k: i for i, k in enumerate(sorted(set(things.kind)))}
-    kinds = list(kind_code)
-    kind = np.fromiter(map(kind_code.__getitem__, things.kind), np.int64, len(things))
-    alike = np.lexsort((kind, things.length_m, things.part))
-    same = np.zeros(len(alike), bool)
-    if len(alike):
-        same[1:] = np.logical_and.reduce(
-            [c[alike][1:] == c[alike][:-1] for c in (things.part, things.length_m, kind)]
-        )
-    starts = np.flatnonzero(~same)
+    kinds = sorted(set(things.kind))
+    kind = string_codes(things.kind)
+    alike, starts = sort_groups(things.part, things.length_m, kind)
     sizes = np.diff(np.r_[starts, len(alike)])
     beyond = np.zeros(len(things), bool)
     for start, n in zip(starts.tolist(), sizes.tolist(), strict=True):

@@ -16,6 +16,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from railplan.array_groups import sort_groups
 from railplan.catalog import Cable, Catalog, Transceiver
 from railplan.design import Cable as CableRow
 from railplan.design import Design
@@ -110,10 +111,8 @@ def modules(
     device = np.empty(2 * n, np.int64)
     device[0::2], device[1::2] = table.a.device[rows], table.b.device[rows]
     met = np.flatnonzero(usable[code])
-    by_cage = met[np.argsort(key[met], kind="stable")]
-    first = np.ones(len(by_cage), bool)
-    first[1:] = key[by_cage][1:] != key[by_cage][:-1]
-    at = np.sort(by_cage[first])  # each cage's first end, in the order they are met
+    by_cage, starts = sort_groups(key[met])
+    at = np.sort(met[by_cage[starts]])  # each cage's first end, in the order they are met
     switches = design.switch_by_id()
     is_switch = np.array([d in switches for d in table.devices], bool)
     found = tuple(t for t in parts if t is not None)
@@ -162,9 +161,8 @@ def items(
     distinct = dict.fromkeys(keys)
     group_of = dict(zip(distinct, range(len(distinct)), strict=True))
     group = np.fromiter(map(group_of.__getitem__, keys), np.int64, len(keys))
-    by_group = np.argsort(group, kind="stable")
-    starts = np.flatnonzero(np.r_[True, group[by_group][1:] != group[by_group][:-1]])
-    first = by_group[starts] if len(keys) else by_group
+    by_group, starts = sort_groups(group)
+    first = by_group[starts]
     longest = np.maximum.reduceat(lengths[by_group], starts) if len(keys) else lengths
     part_ids = sorted({media[i] for i in first.tolist()})
     code_of = {pid: i for i, pid in enumerate(part_ids)}

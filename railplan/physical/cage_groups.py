@@ -15,6 +15,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from railplan.array_groups import group_numbers, numbers_of, sort_groups, string_codes
 from railplan.design.link_table import LinkTable
 from railplan.errors import InfeasibleError
 from railplan.physical.media_assign import LinkRun, component_shape, components
@@ -39,13 +40,12 @@ def cage_groups(table: LinkTable, runs: Sequence[LinkRun]) -> list[tuple[int, ..
     keys = np.concatenate((table.a.cage_key, table.b.cage_key))
     multi = np.concatenate((table.a.ports_per_cage > 1, table.b.ports_per_cage > 1))
     rows, keys = rows[multi], keys[multi]
-    cage = _dense(keys)
+    cage = group_numbers(keys)
     size = n + (int(cage.max()) + 1 if len(cage) else 0)
     graph = coo_matrix((np.ones(len(rows), np.int8), (rows, n + cage)), shape=(size, size))
     _, label = connected_components(graph.tocsr(), directed=False)
     label = label[:n]
-    by_label = np.argsort(label, kind="stable")  # rows of a group together, in row order
-    starts = np.flatnonzero(np.r_[True, label[by_label][1:] != label[by_label][:-1]])
+    by_label, starts = sort_groups(label)  # rows of a group together, in row order
     ends = np.r_[starts[1:], n]
     members = by_label.tolist()
     by_first = np.argsort(by_label[starts])  # groups in order of their first row
@@ -73,36 +73,31 @@ def group_shapes(
     shape[0::2], shape[1::2] = table.a.shape[member], table.b.shape[member]
     end_group = np.repeat(group, 2)
     # a cage's number in its group: the rank of its first end among the group's cages
-    by_cage = np.lexsort((np.arange(2 * n), key, end_group))
-    new = np.r_[
-        True,
-        (key[by_cage][1:] != key[by_cage][:-1])
-        | (end_group[by_cage][1:] != end_group[by_cage][:-1]),
-    ]
-    cage_id = np.cumsum(new) - 1
-    first_end = by_cage[new]  # each cage's first end, cages by (group, key)
+    by_cage, starts = sort_groups(end_group, key)
+    cage_of_end = numbers_of(by_cage, starts)
+    first_end = by_cage[starts]  # each cage's first end, cages by (group, key)
     cage_group = end_group[first_end]
-    by_first = np.lexsort((first_end, cage_group))
+    by_first, _ = sort_groups(cage_group, first_end)
     cages = np.bincount(cage_group, minlength=len(groups))
     cage_start = np.cumsum(cages) - cages
     local = np.empty(len(first_end), np.int64)
     local[by_first] = np.arange(len(first_end)) - cage_start[cage_group[by_first]]
-    end_local = np.empty(2 * n, np.int64)
-    end_local[by_cage] = local[cage_id]
+    end_local = local[cage_of_end]
     slot = np.empty(2 * n, np.int64)
     slot[0::2], slot[1::2] = table.a.slot[member], table.b.slot[member]
     speed = np.fromiter(map(_SPEED, runs), np.int64, n)[member]
-    protocol = _codes(list(map(_PROTOCOL, runs)))[member]
+    protocol = string_codes(list(map(_PROTOCOL, runs)))[member]
     # per group: members, cages, lowest and highest speed, lowest and highest protocol; the
     # cages' shapes in their order; each member's (a cage, a slot, b cage, b slot)
+    firsts = np.cumsum(size) - size
     head = np.stack(
         (
             size,
             cages,
-            np.minimum.reduceat(speed, np.cumsum(size) - size),
-            np.maximum.reduceat(speed, np.cumsum(size) - size),
-            np.minimum.reduceat(protocol, np.cumsum(size) - size),
-            np.maximum.reduceat(protocol, np.cumsum(size) - size),
+            np.minimum.reduceat(speed, firsts),
+            np.maximum.reduceat(speed, firsts),
+            np.minimum.reduceat(protocol, firsts),
+            np.maximum.reduceat(protocol, firsts),
         ),
         axis=1,
     )
@@ -111,7 +106,7 @@ def group_shapes(
     flat = np.empty(int(width.sum()), np.int64)
     flat[(offset[:, None] + np.arange(6)).ravel()] = head.ravel()
     flat[offset[cage_group] + 6 + local] = shape[first_end]
-    place = np.arange(n) - np.repeat(np.cumsum(size) - size, size)
+    place = np.arange(n) - np.repeat(firsts, size)
     at = offset[group] + 6 + cages[group] + 4 * place
     flat[at], flat[at + 1] = end_local[0::2], slot[0::2]
     flat[at + 2], flat[at + 3] = end_local[1::2], slot[1::2]
@@ -133,18 +128,3 @@ def group_shapes(
 
 
 _SPEED, _PROTOCOL = attrgetter("speed_gbps"), attrgetter("protocol")
-
-
-def _dense(keys: np.ndarray) -> np.ndarray:
-    """Each key's rank among the distinct keys (0, 1, ...), by sorting."""
-    order = np.argsort(keys, kind="stable")
-    new = np.r_[True, keys[order][1:] != keys[order][:-1]] if len(keys) else np.zeros(0, bool)
-    out = np.empty(len(keys), np.int64)
-    out[order] = np.cumsum(new) - 1
-    return out
-
-
-def _codes(values: list[str]) -> np.ndarray:
-    """Each value's number among the distinct values, in sorted order."""
-    code = {v: i for i, v in enumerate(sorted(set(values)))}
-    return np.fromiter(map(code.__getitem__, values), np.int64, len(values))

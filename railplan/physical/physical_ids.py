@@ -8,6 +8,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from railplan.array_groups import sort_groups
 from railplan.catalog import Cable, Catalog, Transceiver
 from railplan.design import Link
 from railplan.design.ends import CageEnd
@@ -96,18 +97,16 @@ def direct_ids(
     legs = np.full(n, "", dtype=object)
     if not len(pos):
         return phys.tolist(), legs.tolist(), 0
-    p, c, k = part[pos], cage[pos], conn[pos]
-    s = np.lexsort((pos, k, c, p))  # by key, then by place in ``order``
-    start = np.ones(len(s), bool)
-    start[1:] = (np.diff(p[s]) != 0) | (np.diff(c[s]) != 0) | (np.diff(k[s]) != 0)
-    group = np.cumsum(start) - 1
-    firsts = pos[s][start]
+    # by key, then by place in ``order`` (the rows of ``pos`` run in order)
+    s, starts = sort_groups(part[pos], cage[pos], conn[pos])
+    sizes = np.diff(np.r_[starts, len(s)])
+    group = np.repeat(np.arange(len(starts)), sizes)  # each sorted row's cable
+    firsts = pos[s][starts]
     rank = np.empty(len(firsts), np.int64)
     rank[np.argsort(firsts, kind="stable")] = np.arange(len(firsts))
     # drawn in the order of first links (``iter`` calls ``new_id`` until it has as many)
     numbers = list(islice(iter(new_id, None), len(firsts)))
     named = np.array(numbers, dtype=object)[rank[group]]
-    sizes = np.diff(np.append(np.flatnonzero(start), len(s)))
     leg = np.full(len(s), "A1-B1", dtype=object)
     many = np.flatnonzero(sizes[group] > 1)  # members of cables that carry several links
     if len(many):
@@ -117,8 +116,8 @@ def direct_ids(
         id_rank = np.empty(len(at), np.int64)
         id_rank[by_id] = np.arange(len(at))
         g = group[many]
-        within = np.lexsort((id_rank, slot_key, g))
-        first_of = np.flatnonzero(np.r_[True, g[within][1:] != g[within][:-1]])
+        within, _ = sort_groups(g, slot_key, id_rank)
+        _, first_of = sort_groups(g[within])  # each cable's first member in ``within``
         place = np.arange(len(within)) - np.repeat(first_of, np.diff(np.r_[first_of, len(within)]))
         top = int(place.max()) + 1
         names = np.array([f"A{m}-B{m}" for m in range(1, top + 1)], dtype=object)

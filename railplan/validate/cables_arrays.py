@@ -15,6 +15,7 @@ from operator import attrgetter
 
 import numpy as np
 
+from railplan.array_groups import numbers_of, sort_groups, string_codes
 from railplan.catalog import Catalog
 from railplan.design import Design
 from railplan.design.link_table import link_table
@@ -47,7 +48,7 @@ def sound(
     values = list(map(_MEDIA, cables)) + list(map(_NAMES[0], cables)) + list(map(_NAMES[1], cables))
     code_of = {v: i for i, v in enumerate(sorted(set(values)))}
     code = np.fromiter(map(code_of.__getitem__, values), np.int64, 3 * n)
-    by_row = _codes(list(map(protocols.__getitem__, table.ids)))
+    by_row = string_codes(list(map(protocols.__getitem__, table.ids)))
     plant = (
         np.fromiter(map(plant_links.__contains__, ids), np.int64, n)
         if plant_links
@@ -62,12 +63,9 @@ def sound(
         table.a.shape[rows],
         table.b.shape[rows],
     )
-    order = np.lexsort(kinds)
-    new = np.ones(n, bool)
-    new[1:] = np.logical_or.reduce([k[order][1:] != k[order][:-1] for k in kinds])
-    kind = np.empty(n, np.int64)
-    kind[order] = np.cumsum(new) - 1
-    limits = np.array([limit(int(i)) for i in order[new].tolist()], float)
+    order, starts = sort_groups(*kinds)
+    kind = numbers_of(order, starts)
+    limits = np.array([limit(int(i)) for i in order[starts].tolist()], float)
     if not (length <= limits[kind]).all():
         return False
     # one module per cage: the ends that name one, grouped by cage, name the same
@@ -78,9 +76,3 @@ def sound(
     by_cage = np.lexsort((named, key))
     same_cage = key[by_cage][1:] == key[by_cage][:-1]
     return not (same_cage & (named[by_cage][1:] != named[by_cage][:-1])).any()
-
-
-def _codes(values: list[str]) -> np.ndarray:
-    """Each value's number among the distinct values, in sorted order."""
-    code = {v: i for i, v in enumerate(sorted(set(values)))}
-    return np.fromiter(map(code.__getitem__, values), np.int64, len(values))

@@ -22,7 +22,7 @@ def one_cable_per_link(d: Design) -> list[str]:
         return []
     per_link = Counter(cabled)
     out = [f"link {lk.id} has {per_link[lk.id]} cables" for lk in d.links if per_link[lk.id] != 1]
-    dup = [i for i, c in Counter(map(attrgetter("id"), d.cables)).items() if c > 1]
+    dup = [i for i, c in Counter(map(_ID, d.cables)).items() if c > 1]
     out += [f"cable id {i} is used more than once" for i in dup[:5]]
     return out[:10]
 
