@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "railplan"
 
 #: stage packages (and root modules) from first to last; each imports only earlier layers
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "version", "gc_pause"),
+    ("errors", "version", "gc_pause", "array_groups"),
     ("identifiers", "safe_load"),
     ("spec", "catalog"),
     ("design",),
