@@ -127,7 +127,7 @@ def test_missing_source_is_refused_clearly() -> None:
     msg = fails(optics(transceivers__0__price_usd=700))
     assert msg.startswith("optics.yaml: transceivers[sr4]: price_usd: a bare 700 has no source;")
     msg = fails(optics(cables__1__reach_m={"value": 3}))
-    assert msg == "optics.yaml: cables[dac]: reach_m.source: Field required"
+    assert msg == "optics.yaml: cables[dac]: reach_m.source: is missing; add it"
     msg = fails(optics(cables__0__power_w={"value": 0, "source": "guess"}))
     assert msg.startswith("optics.yaml: cables[cord]: power_w.source: must start with one of")
 

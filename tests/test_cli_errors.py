@@ -8,7 +8,7 @@ import pytest
 
 BAD_SPECS = {
     "bad-yaml": ("cluster:\n  gpus: [1, 2\n", "not valid YAML"),
-    "no-cluster": ("fabric:\n  topology: roft\n", "cluster: Field required"),
+    "no-cluster": ("fabric:\n  topology: roft\n", "cluster: is missing; add it"),
     "zero-gpus": ("cluster:\n  gpus: 0\n  node: dgx-h100\n", "cluster.gpus"),
     "unknown-node": ("cluster:\n  gpus: 64\n  node: dgx-z9\n", "unknown node model 'dgx-z9'"),
     "unknown-switch": (

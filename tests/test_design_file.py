@@ -81,7 +81,7 @@ TAMPERED: list[tuple[str, Edit, str]] = [
     ("unknown link kind", _set("links.0.kind", "x"), "links[0].kind"),
     ("unknown device", _set("links.0.b_device", "ghost"), "switch ghost does not exist"),
     ("unknown media", _set("cables.0.media", "string"), "which is not in the catalog"),
-    ("outside the rack", _set("placements.0.u", 100), "does not fit the 42U rack"),
+    ("outside the rack", _set("placements.0.u", 50), "does not fit the 42U rack"),
     ("port planes cut", _set("shape.port_plane", [0]), "port_plane and port_rail"),
     ("NaN coordinate", _set("racks.0.x_m", float("nan")), "NaN is not a finite number"),
     ("huge port", _set("links.0.a_port", 10**30), "links[0].a_port"),

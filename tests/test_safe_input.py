@@ -142,7 +142,7 @@ def one_error(cli, *args: object) -> str:
             "layout.trays.points.0.x_m",
         ),
         ("fabric:\n  routing:\n    adaptive_classes: [99]\n", "fabric.routing.adaptive_classes.0"),
-        ("name: '-rf'\n", "name: String should match pattern"),
+        ("name: '-rf'\n", "name: not a safe name"),
     ],
 )
 def test_bad_spec_fields_give_one_sentence(cli, tmp_path: Path, extra: str, needle: str) -> None:

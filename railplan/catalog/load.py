@@ -14,6 +14,7 @@ from railplan.catalog.parts import SECTIONS, Catalog
 from railplan.errors import CatalogError
 from railplan.identifiers import ID_RULE, is_id, shorten, shown
 from railplan.safe_load import load_yaml_file
+from railplan.sentences import sentence
 
 #: catalog files in one folder, at most (the bundled catalog has three)
 MAX_FILES = 256
@@ -62,7 +63,7 @@ class LoadedCatalog:
 def _first_error(exc: ValidationError, where: str) -> str:
     err = exc.errors()[0]
     path = shorten(".".join(str(p) for p in err["loc"]), 120)
-    msg = shorten(err["msg"].removeprefix("Value error, "), 400)
+    msg = shorten(sentence(err), 400)
     return f"{where}: {path}: {msg}" if path else f"{where}: {msg}"
 
 

@@ -15,9 +15,10 @@ import typing
 from functools import cache
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
+from railplan.design import limits
 from railplan.design.types import (
     LINK_KINDS,
     ROLE_TIER,
@@ -38,20 +39,53 @@ from railplan.design.types import (
 )
 from railplan.errors import DesignFileError
 from railplan.identifiers import ID_PATTERN, shorten
+from railplan.sentences import path_of, sentence
+from railplan.spec.schema import ROUTING_POLICIES, TOPOLOGIES
+from railplan.spec.tiers import normal_ratio
 
 FORMAT_VERSION = 1
 #: at most this many problems are listed, one line each
 MAX_PROBLEMS = 10
 MAX_INT = 1_000_000_000
 MAX_FLOAT = 1e9
-MAX_ROWS = 50_000_000
+#: kept for callers that read it; the per-list bounds are ``limits.MAX_ROWS``
+MAX_ROWS = max(limits.MAX_ROWS.values())
 
 _ID = Annotated[str, Field(pattern=ID_PATTERN)]
 _OPTIONAL_ID = Annotated[str, Field(pattern=f"(?:{ID_PATTERN})|^$")]
 _TEXT = Annotated[str, Field(max_length=1000, pattern=r"^[^\x00-\x1f\x7f]*$")]
-_INT = Annotated[int, Field(ge=-1, le=MAX_INT)]
-_COUNT = Annotated[int, Field(ge=0, le=MAX_INT)]
+_INT = Annotated[int, Field(ge=-1, le=MAX_INT, strict=True)]
+_COUNT = Annotated[int, Field(ge=0, le=MAX_INT, strict=True)]
 _FLOAT = Annotated[float, Field(ge=-MAX_FLOAT, le=MAX_FLOAT, allow_inf_nan=False)]
+
+
+def _ints(low: int, high: int) -> Any:
+    """An integer from ``low`` to ``high`` (a JSON integer: ``1e8`` or ``true`` is refused)."""
+    return Annotated[int, Field(ge=low, le=high, strict=True)]
+
+
+def _floats(low: float, high: float) -> Any:
+    return Annotated[float, Field(ge=low, le=high, allow_inf_nan=False)]
+
+
+def _ratio(value: str) -> str:
+    """The spec's own ratio rule (``railplan.spec.tiers.normal_ratio``), in normal form."""
+    normal = normal_ratio(value)
+    if normal != value:
+        raise ValueError(f"write the ratio as {normal!r} (railplan's normal form)")
+    return value
+
+
+_RATIO = Annotated[str, Field(max_length=24), AfterValidator(_ratio)]
+_PORT = _ints(0, limits.MAX_RADIX - 1)
+_GBPS = _ints(1, limits.MAX_GBPS)
+_PLANE = _ints(0, limits.MAX_PLANES - 1)
+_RAIL = _ints(-1, limits.MAX_RAILS - 1)
+_PLACE = _ints(-1, 4 * limits.MAX_NODES)
+_U = _ints(1, limits.MAX_U)
+_COORD = _floats(-limits.MAX_COORD_M, limits.MAX_COORD_M)
+_LENGTH = _floats(-limits.MAX_LENGTH_M, limits.MAX_LENGTH_M)
+_TIER_ROLES = Literal["leaf", "tor", "leaf-a", "leaf-b", "rail", "spine", "core"]
 
 #: fields whose value is an id (checked against ID_PATTERN); "" allowed for the optional ones
 _IDS = {
@@ -67,14 +101,86 @@ _IDS = {
     "switch_model",
 }
 _OPTIONAL_IDS = {"transceiver_a", "transceiver_b", "group"}
+#: every number's domain, so none implies more work than the largest design railplan builds
+#: (a radix of 10^8 would lay out 10^8 ports; a cage of 0 ports divides by zero)
 _SPECIAL: dict[tuple[type, str], Any] = {
     (Switch, "role"): Literal[tuple(ROLE_TIER)],
+    (Switch, "radix"): _ints(1, limits.MAX_RADIX),
+    (Switch, "plane"): _PLANE,
+    (Switch, "port_speed_gbps"): _GBPS,
+    (Switch, "ports_per_cage"): _ints(1, limits.MAX_PORTS_PER_CAGE),
+    (Switch, "up_from_port"): _ints(0, limits.MAX_RADIX - 1),
+    (Switch, "up_speed_gbps"): _ints(0, limits.MAX_GBPS),
+    (Switch, "up_ports_per_cage"): _ints(0, limits.MAX_PORTS_PER_CAGE),
+    (Switch, "rail"): _RAIL,
+    (Switch, "su"): _PLACE,
+    (Switch, "pod"): _PLACE,
+    (Switch, "rack"): _PLACE,
     (Link, "kind"): Literal[LINK_KINDS],
-    (Placement, "rack"): _ID,
+    (Link, "a_port"): _PORT,
+    (Link, "b_port"): _PORT,
+    (Link, "rate_gbps"): _GBPS,
+    (Link, "plane"): _PLANE,
+    (Link, "rail"): _RAIL,
+    (Node, "index"): _ints(0, limits.MAX_ROWS["nodes"]),
+    (Node, "su"): _PLACE,
+    (Node, "pod"): _PLACE,
+    (Node, "rack"): _PLACE,
+    (Device, "ports"): _ints(1, limits.MAX_RADIX),
+    (Device, "ports_per_plane"): _ints(1, limits.MAX_RADIX),
+    (Device, "port_speed_gbps"): _GBPS,
+    (Device, "index"): _ints(0, limits.MAX_ROWS["nodes"]),
+    (Device, "rack"): _PLACE,
+    (Device, "su"): _PLACE,
+    (NodeShape, "gpus"): _ints(1, 64),
+    (NodeShape, "nics"): _ints(1, 64),
+    (NodeShape, "ports_per_nic"): _ints(1, 4),
+    (NodeShape, "port_speed_gbps"): _GBPS,
+    (NodeShape, "ports_per_cage"): _ints(1, limits.MAX_PORTS_PER_CAGE),
+    (NodeShape, "port_plane"): tuple[_PLANE, ...],
+    (NodeShape, "port_rail"): tuple[_ints(0, limits.MAX_RAILS - 1), ...],
+    (Sizing, "tiers"): _ints(1, 3),
+    (Sizing, "radix"): _ints(1, limits.MAX_RADIX),
+    (Sizing, "oversubscription"): _RATIO,
+    (Sizing, "leaf_down"): _ints(0, limits.MAX_RADIX),
+    (Sizing, "leaf_up"): _ints(0, limits.MAX_RADIX),
+    (Sizing, "su_nodes"): _ints(0, limits.MAX_ROWS["nodes"]),
+    (Sizing, "sus"): _ints(0, limits.MAX_ROWS["nodes"]),
+    (Sizing, "pods"): _ints(0, limits.MAX_ROWS["nodes"]),
+    (Sizing, "lower_bound_switches"): _ints(0, limits.MAX_ROWS["switches"]),
+    (Sizing, "notes"): Annotated[tuple[_TEXT, ...], Field(max_length=64)],
+    (Sizing, "reserved_per_leaf"): _ints(0, limits.MAX_RADIX),
+    (Sizing, "attachment"): Literal["auto", "single-tor", "dual-tor"],
+    (TierSizing, "role"): _TIER_ROLES,
+    (TierSizing, "down_gbps"): _GBPS,
+    (TierSizing, "up_gbps"): _ints(0, limits.MAX_GBPS),
+    (TierSizing, "down_ports"): _ints(0, limits.MAX_RADIX),
+    (TierSizing, "up_ports"): _ints(0, limits.MAX_RADIX),
+    (TierSizing, "oversubscription"): _RATIO,
+    (Routing, "policy"): Literal[tuple(p for p in ROUTING_POLICIES if p != "default")],
+    (Routing, "hash_fields"): Annotated[
+        tuple[Literal["src_ip", "dst_ip", "proto", "src_port", "dst_port"], ...],
+        Field(max_length=5),
+    ],
+    (Routing, "adaptive_classes"): Annotated[tuple[_ints(0, 15), ...], Field(max_length=16)],
     (Rack, "kind"): Literal["compute", "network"],
-    (Design, "topology"): _ID,
-    (NodeShape, "port_plane"): tuple[Annotated[int, Field(ge=0, le=64)], ...],
-    (NodeShape, "port_rail"): tuple[Annotated[int, Field(ge=0, le=1024)], ...],
+    (Rack, "row"): _ints(0, 4 * limits.MAX_NODES),
+    (Rack, "position"): _ints(0, 4 * limits.MAX_NODES),
+    (Rack, "x_m"): _COORD,
+    (Rack, "y_m"): _COORD,
+    (Rack, "height_u"): _ints(8, limits.MAX_U),
+    (Placement, "rack"): _ID,
+    (Placement, "u"): _U,
+    (Placement, "height_u"): _U,
+    (Cable, "length_m"): _LENGTH,
+    (PlantSegment, "seq"): _ints(1, limits.MAX_PIECES),
+    (PlantSegment, "length_m"): _LENGTH,
+    (PatchPanel, "u"): _U,
+    (PatchPanel, "height_u"): _U,
+    (PatchPanel, "ports"): _ints(0, 100_000),
+    (PatchPanel, "used"): _ints(0, 100_000),
+    (PatchPanel, "cassettes"): _ints(0, 4096),
+    (Design, "topology"): Literal[TOPOLOGIES],
 }
 _CONFIG = ConfigDict(extra="forbid", allow_inf_nan=False)
 
@@ -129,13 +235,13 @@ def _design_type() -> Any:
     parts = {
         "format": Literal[1],
         "name": _ID,
-        "topology": _ID,
-        "gpus": _COUNT,
-        "planes": Annotated[int, Field(ge=1, le=64)],
+        "topology": Literal[TOPOLOGIES],
+        "gpus": _ints(1, limits.MAX_GPUS),
+        "planes": _ints(1, limits.MAX_PLANES),
         "shape": _row_type(NodeShape),
         "sizing": _row_type(Sizing),
         "routing": _row_type(Routing),
-        "spec": NotRequired[dict[str, Any]],
+        "spec": dict[str, Any],
         "nodes": _rows(Node),
         "switches": _rows(Switch),
         "links": _rows(Link),
@@ -154,19 +260,41 @@ def _design_type() -> Any:
 def _problems(exc: ValidationError, where: str) -> str:
     lines = []
     for err in exc.errors()[:MAX_PROBLEMS]:
-        path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
-        msg = err["msg"].removeprefix("Value error, ")
-        if err["type"] == "string_pattern_mismatch":
-            msg = (
-                "not a safe name (letters, digits, '.', '_', '-', starting with a letter or digit)"
-            )
-        elif err["type"] == "extra_forbidden":
-            msg = "unknown field"
+        path = path_of(err["loc"])
+        msg = sentence(err)
         lines.append(f"{where}: {shorten(path or 'top level', 100)}: {shorten(msg, 200)}")
     more = exc.error_count() - MAX_PROBLEMS
     if more > 0:
         lines.append(f"{where}: ... and {more} more problems")
     return "\n".join(lines)
+
+
+def _cross_field(doc: dict[str, Any]) -> list[str]:
+    """Fields that bound each other inside one row (before any of them is used to lay ports out)."""
+    problems = []
+    shape = doc["shape"]
+    ports = shape["nics"] * shape["ports_per_nic"]
+    if len(shape["port_plane"]) != ports or len(shape["port_rail"]) != ports:
+        problems.append(
+            f"shape: port_plane and port_rail must list each of the "
+            f"{shape['nics']} x {shape['ports_per_nic']} node ports once"
+        )
+    for i, sw in enumerate(doc["switches"]):
+        up = sw.get("up_from_port", 0)
+        if up and not (up < sw["radix"] and sw.get("up_ports_per_cage", 0) >= 1):
+            problems.append(
+                f"switches[{i}].up_from_port: {up} needs up_ports_per_cage of at least 1 and "
+                f"a radix above it (radix {sw['radix']})"
+            )
+        if up and not sw.get("up_speed_gbps", 0):
+            problems.append(f"switches[{i}].up_speed_gbps: ports from {up} on need a speed")
+    for i, dev in enumerate(doc.get("devices", ())):
+        if dev["ports"] % dev["ports_per_plane"]:
+            problems.append(
+                f"devices[{i}].ports_per_plane: {dev['ports_per_plane']} does not divide its "
+                f"{dev['ports']} ports"
+            )
+    return problems
 
 
 def validated_design(data: Any, where: str = "design") -> Design:
@@ -186,22 +314,21 @@ def validated_design(data: Any, where: str = "design") -> Design:
             f"{where}: not a railplan design file (no {', '.join(missing)}); write one with "
             "railplan plan SPEC -o DIR"
         )
-    keys = ("nodes", "switches", "links", "racks", "placements", "cables", "devices", "panels")
-    for key in (*keys, "segments"):
+    for key, most in limits.MAX_ROWS.items():
         rows = data.get(key)
-        if isinstance(rows, list) and len(rows) > MAX_ROWS:
-            raise DesignFileError(f"{where}: {len(rows):,} {key} is beyond what railplan plans")
+        if isinstance(rows, list) and len(rows) > most:
+            raise DesignFileError(
+                f"{where}: {key}: {len(rows):,} rows, more than the largest design railplan "
+                f"builds has ({most:,}); plan the cluster in parts"
+            )
     try:
         doc: dict[str, Any] = _design_type().validate_python(data)
     except ValidationError as exc:
         raise DesignFileError(_problems(exc, where)) from None
+    problems = _cross_field(doc)
+    if problems:
+        raise DesignFileError("\n".join(f"{where}: {p}" for p in problems[:MAX_PROBLEMS]))
     shape = doc["shape"]
-    ports = shape["nics"] * shape["ports_per_nic"]
-    if len(shape["port_plane"]) != ports or len(shape["port_rail"]) != ports:
-        raise DesignFileError(
-            f"{where}: shape: port_plane and port_rail must list each of the "
-            f"{shape['nics']} x {shape['ports_per_nic']} node ports once"
-        )
 
     def build(owner: type, key: str) -> tuple[Any, ...]:
         return tuple(owner(**row) for row in doc.get(key, ()))

@@ -39,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from railplan.design import Design, Switch
 from railplan.field.common import FieldInputError, read_data
+from railplan.sentences import sentence
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -138,7 +139,7 @@ class NameMap:
             lines = []
             for err in exc.errors():
                 loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
-                msg = err["msg"]
+                msg = sentence(err)
                 if err["type"] == "extra_forbidden":
                     msg = (
                         "unknown key; use devices, node_ports, switch_ports, ports, lanes_per_cage"

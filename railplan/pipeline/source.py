@@ -17,7 +17,9 @@ from railplan.design import Design, design_from_dict
 from railplan.errors import DesignFileError, SpecError
 from railplan.gc_pause import paused
 from railplan.identifiers import shorten
+from railplan.design.limits import check_design_bytes
 from railplan.pipeline.build import Build, build
+from railplan.pipeline.rederive import rederivation_problems
 from railplan.safe_load import MAX_JSON_BYTES, load_json, read_file
 from railplan.spec import Spec, apply_overrides, load_spec, spec_from_dict
 from railplan.validate import check
@@ -28,19 +30,22 @@ Method = Literal["cp-sat", "naive"]
 def read_design(path: Path) -> Design:
     """A design.json file as a type-checked Design; a file that is not one raises DesignFileError."""
     raw = read_file(path, "design file", DesignFileError, MAX_JSON_BYTES)
+    check_design_bytes(raw, str(path))  # rows and values counted before anything is built
     data = load_json(raw, str(path), DesignFileError)
+    del raw
     return design_from_dict(data, str(path))
 
 
 def design_problems(design: Design, catalog: Catalog) -> list[str]:
-    """What ``check`` finds wrong with a loaded design, and a spec inside it that is not valid."""
+    """What ``check`` finds wrong with a loaded design, a spec inside it that is not valid, and,
+    when both pass, where the file disagrees with what its spec plans (``rederive``)."""
     problems = check(design, catalog)
     if design.spec:
         try:
             spec_from_dict(design.spec, "spec")
         except SpecError as exc:
             problems += str(exc).splitlines()
-    return problems
+    return problems or rederivation_problems(design, catalog)
 
 
 @dataclass

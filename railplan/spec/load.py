@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from railplan.errors import SpecError
 from railplan.identifiers import shorten
 from railplan.safe_load import load_yaml, load_yaml_file
+from railplan.sentences import sentence
 from railplan.spec.schema import Spec
 
 #: a --set value is a short YAML scalar or flow list; far smaller limits than a file's
@@ -22,7 +23,7 @@ def _format_errors(exc: ValidationError, where: str) -> str:
     lines = []
     for err in exc.errors():
         path = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"].removeprefix("Value error, ")
+        msg = sentence(err)
         if err["type"] == "extra_forbidden":
             msg = "unknown field; check the spelling against `railplan schema`"
         lines.append(f"{where}{shorten(path, 120)}: {shorten(msg, 400)}")
