@@ -84,9 +84,11 @@ def _clip(line: str) -> str:
 
 def error(message: str) -> None:
     """Print an error on stderr: one line per problem, each prefixed with ``railplan: error:``."""
+    from railplan.safe_text import visible  # no control byte of a quoted input reaches stderr
+
     lines = str(message).strip().splitlines() or ["unknown error"]
     for line in lines[:200]:
-        print(f"railplan: error: {_clip(line)}", file=sys.stderr)
+        print(f"railplan: error: {visible(_clip(line))}", file=sys.stderr)
     if len(lines) > 200:
         print(f"railplan: error: ... and {len(lines) - 200} more lines", file=sys.stderr)
 

@@ -1,7 +1,5 @@
 """`railplan analyze`: route a traffic pattern, share links max-min, report per-pair bandwidth."""
 
-import csv
-import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -201,12 +199,11 @@ def analyze_cmd(
     data = report.to_json()
     data.pop("seconds", None)  # keep the output byte-identical run to run
     if csv_out is not None:
+        from railplan.safe_text import to_csv
+
         rows = report.pair_rows()
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else ["node_a", "node_b"])
-        writer.writeheader()
-        writer.writerows(rows)
-        write_atomic(csv_out, buf.getvalue())
+        header = list(rows[0]) if rows else ["node_a", "node_b"]
+        write_atomic(csv_out, to_csv(header, [[row[k] for k in header] for row in rows]))
     if json_out:
         print_json(data)
     else:

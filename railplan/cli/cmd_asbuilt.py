@@ -37,6 +37,7 @@ def asbuilt_cmd(
     """Check the as-built cabling against the plan; exit 1 when anything needs fixing."""
     from railplan.cli.show import print_table, rows_table
     from railplan.field.asbuilt import check_asbuilt
+    from railplan.safe_text import visible
 
     design = src.built().design
     result = check_asbuilt(
@@ -46,8 +47,8 @@ def asbuilt_cmd(
     if not json_out:
         rows = result.summary_rows()
         print_table(rows_table(f"{design.name}: as-built check", result.summary_header, rows))
-        typer.echo(result.summary_line())
+        typer.echo(visible(result.summary_line()))
         for warning in result.warnings:
-            typer.echo(f"warning: {warning}", err=True)
+            typer.echo(visible(f"warning: {warning}"), err=True)
     if not result.ok:
         raise typer.Exit(1)

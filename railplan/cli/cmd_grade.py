@@ -39,6 +39,7 @@ def grade_cmd(
     from railplan.cli.common import device_names
     from railplan.cli.show import print_table, rows_table
     from railplan.field.grade import grade, load_expectations
+    from railplan.safe_text import visible
 
     rdma_devices = device_names(devices)
     design = src.built().design
@@ -49,18 +50,20 @@ def grade_cmd(
         rows = [row for row in result.summary_rows() if row[-1] != "pass"]
         print_table(rows_table(f"{design.name}: graded results", result.summary_header, rows))
         counts = ", ".join(f"{n} {status}" for status, n in result.counts().items() if n)
-        typer.echo(f"{len(result.results)} checks: {counts}")
+        typer.echo(visible(f"{len(result.results)} checks: {counts}"))
         d = result.diagnosis
         for fault in d.node_faults:
-            typer.echo(f"node fault: {fault.message}")
+            typer.echo(visible(f"node fault: {fault.message}"))
         for suspect in d.suspects[:10]:
             typer.echo(
-                f"fabric suspect: {suspect.label} ({suspect.a} - {suspect.b}), "
-                f"on {suspect.slow_pairs} slow pair(s)"
+                visible(
+                    f"fabric suspect: {suspect.label} ({suspect.a} - {suspect.b}), "
+                    f"on {suspect.slow_pairs} slow pair(s)"
+                )
             )
         if len(d.suspects) > 10:
             typer.echo(f"... {len(d.suspects) - 10} more fabric suspects (see --json or --report)")
         for test in d.next_tests:
-            typer.echo(f"next test: {test}")
+            typer.echo(visible(f"next test: {test}"))
     if not result.ok:
         raise typer.Exit(1)

@@ -175,7 +175,7 @@ def note_overrides(catalog_dir: Path | None) -> None:
     if user_catalog_dir(catalog_dir) is None:
         return
     for line in load_catalog_layers(catalog_dir).overrides:
-        typer.echo(f"railplan: note: {line}", err=True)
+        typer.echo(visible(f"railplan: note: {line}"), err=True)
 
 
 def print_json(obj: Any) -> None:

@@ -94,9 +94,7 @@ def replanned(design: Design, spec: Spec, catalog: Catalog) -> tuple[Design | No
     """The design its spec gives with the file's switch model per tier, or the reasons not."""
     family = design.topology
     if spec.fabric.topology != family:
-        return None, [
-            f"topology: {family!r} in the file, its spec plans {spec.fabric.topology!r}"
-        ]
+        return None, [f"topology: {family!r} in the file, its spec plans {spec.fabric.topology!r}"]
     if spec.name != design.name:
         return None, [f"name: {design.name!r} in the file, its spec names {spec.name!r}"]
     used, problems = _tier_models(design, catalog)
@@ -198,4 +196,3 @@ def rederivation_problems(design: Design, catalog: Catalog) -> list[str]:
     if problems:
         return problems
     return _physical(design, spec, catalog)
-

@@ -14,10 +14,10 @@ from typing import Literal
 
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design, design_from_dict
+from railplan.design.limits import check_design_bytes
 from railplan.errors import DesignFileError, SpecError
 from railplan.gc_pause import paused
 from railplan.identifiers import shorten
-from railplan.design.limits import check_design_bytes
 from railplan.pipeline.build import Build, build
 from railplan.pipeline.rederive import rederivation_problems
 from railplan.safe_load import MAX_JSON_BYTES, load_json, read_file

@@ -8,14 +8,11 @@ order from its a end (``piece`` 1/3, 2/3, 3/3), with the panel ports as the piec
 
 from __future__ import annotations
 
-import csv
-import io
-import re
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from railplan.design import Cable, Design, Link, Placement, PlantSegment, Switch
 from railplan.errors import DesignFileError
+from railplan.safe_text import FORMULA_STARTS, neutralise, to_csv
 
 COLUMNS = (
     "cable_id",
@@ -104,26 +101,8 @@ def schedule(design: Design) -> list[ScheduleRow]:
     return sorted(rows, key=key)
 
 
-#: a cell starting with one of these is a formula to Excel, LibreOffice and Google Sheets
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
-
-
-def neutralise(cell: object) -> object:
-    """A text cell a spreadsheet would run as a formula, prefixed with ``'`` (OWASP, "CSV
-    Injection"): label templates and site names are user text. Numbers pass unchanged."""
-    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS) and not _NUMBER.match(cell):
-        return "'" + cell
-    return cell
-
-
-def to_csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    """CSV text (header first); text cells that start like a formula are neutralised."""
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows([neutralise(cell) for cell in row] for row in rows)
-    return buf.getvalue()
+#: the one cell writer (``railplan.safe_text``), importable from here as before
+__all__ = ["COLUMNS", "FORMULA_STARTS", "neutralise", "render", "schedule", "to_csv"]
 
 
 def render(design: Design) -> str:

@@ -1,4 +1,8 @@
-"""Markdown reports of the as-built check and of graded results (the PDF renderer can reuse them)."""
+"""Markdown reports of the as-built check and of graded results (the PDF renderer can reuse them).
+
+Every value from outside (capture names, messages quoting them, file names) goes through
+``railplan.safe_text.markdown``: no HTML tag, link or emphasis is made from a name.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +10,14 @@ from collections.abc import Sequence
 
 from railplan.field.asbuilt import AsBuiltReport
 from railplan.field.grade import GradeReport
+from railplan.safe_text import markdown
 
 #: fabric suspects listed in the Markdown report (the JSON has them all)
 SUSPECT_ROWS = 25
 
 
 def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return markdown(text)
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -25,25 +30,25 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
 
 def asbuilt_markdown(report: AsBuiltReport) -> str:
     """The as-built check: verdict, counts, one row per finding, then warnings."""
-    lines = [f"# As-built cabling check: {report.design}", ""]
+    lines = [f"# As-built cabling check: {markdown(report.design)}", ""]
     verdict = "PASS: the cabling matches the plan" if report.ok else "FAIL: fix the cables below"
-    lines += [f"**{verdict}**", "", report.summary_line(), ""]
+    lines += [f"**{verdict}**", "", markdown(report.summary_line()), ""]
     counts = report.counts()
     lines += [table(["status", "links"], [(k, v) for k, v in counts.items()]), ""]
     if report.findings:
         lines += ["## Findings", ""]
         lines += [table(report.summary_header, report.summary_rows()), ""]
     if report.warnings:
-        lines += ["## Warnings", ""] + [f"- {w}" for w in report.warnings] + [""]
+        lines += ["## Warnings", ""] + [f"- {markdown(w)}" for w in report.warnings] + [""]
     if report.inputs:
-        lines += ["## Inputs", ""] + [f"- `{p}`" for p in report.inputs] + [""]
+        lines += ["## Inputs", ""] + [f"- {markdown(p)}" for p in report.inputs] + [""]
     return "\n".join(lines)
 
 
 def grade_markdown(report: GradeReport) -> str:
     """Graded results: verdict, status counts, failures first, diagnosis, then every test."""
     counts = report.counts()
-    lines = [f"# Acceptance test results: {report.design}", ""]
+    lines = [f"# Acceptance test results: {markdown(report.design)}", ""]
     verdict = "PASS" if report.ok else "FAIL"
     summary = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     lines += [f"**{verdict}**: {summary or 'no expectations'} ({len(report.results)} checks)", ""]
@@ -59,7 +64,9 @@ def grade_markdown(report: GradeReport) -> str:
     if d.node_faults or d.suspects or d.next_tests or d.notes:
         lines += ["## Diagnosis", ""]
         if d.node_faults:
-            lines += ["### Node faults", ""] + [f"- {f.message}" for f in d.node_faults] + [""]
+            lines += (
+                ["### Node faults", ""] + [f"- {markdown(f.message)}" for f in d.node_faults] + [""]
+            )
         if d.suspects:
             lines += ["### Fabric suspects", ""]
             lines.append(
@@ -80,12 +87,14 @@ def grade_markdown(report: GradeReport) -> str:
                 "",
             ]
         if d.next_tests:
-            lines += ["### Next test", ""] + [f"- {t}" for t in d.next_tests] + [""]
+            lines += ["### Next test", ""] + [f"- {markdown(t)}" for t in d.next_tests] + [""]
         if d.notes:
-            lines += [f"> {n}" for n in d.notes] + [""]
+            lines += [f"> {markdown(n)}" for n in d.notes] + [""]
     lines += ["## All results", "", table(report.summary_header, report.summary_rows()), ""]
     if report.unmatched:
-        lines += ["## Files no test claims", ""] + [f"- `{u}`" for u in report.unmatched] + [""]
+        lines += (
+            ["## Files no test claims", ""] + [f"- {markdown(u)}" for u in report.unmatched] + [""]
+        )
     return "\n".join(lines)
 
 

@@ -1,0 +1,97 @@
+"""The one safe path for outside text into a spreadsheet cell, a terminal line or a report.
+
+Names from captures (LLDP system names, ``ibnetdiscover`` node descriptions, result file
+names), label templates, site names and catalog vendors are other people's text. Each
+destination has one function here, and every writer uses it:
+
+- ``cell``: a CSV or spreadsheet cell. A text cell that a spreadsheet would run as a formula
+  (``=``, ``+``, ``-``, ``@`` or their fullwidth forms ``＝ ＋ － ＠``, after any prefix of
+  spaces, tabs, line breaks, no-break or zero-width spaces) gets a leading ``'`` (OWASP, "CSV
+  Injection"); plain numbers pass. ``to_csv`` quotes every cell holding a comma, a quote, a
+  CR or an LF (Python's csv module leaves a lone CR unquoted when lines end in LF).
+- ``visible``: a terminal line. Control characters (C0, DEL, C1, the bidirectional overrides
+  and isolates) are shown as ``\\x1b``-style escapes, so no ESC or OSC sequence reaches the
+  terminal; ``markup`` does that and escapes Rich markup (``[link=...]``, ``[/x]``).
+- ``markdown``: a Markdown/HTML report. HTML's special characters become entities and
+  Markdown's punctuation is backslash-escaped, so no tag, link or ``javascript:`` URL is made
+  from a name.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterable, Sequence
+
+#: a cell starting with one of these (after the prefix below) is a formula to Excel,
+#: LibreOffice and Google Sheets; the fullwidth forms are folded to them by some of them
+FORMULA_CHARS = "=+-@\uff1d\uff0b\uff0d\uff20"
+#: kept for callers of the first neutraliser (``render.cables_csv.FORMULA_STARTS``)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+#: what a spreadsheet skips before it looks for a formula: white space of any kind,
+#: zero-width characters and control characters
+_PREFIX = re.compile(r"[\s\u00a0\u180e\u200b-\u200f\u2028-\u202f\u205f-\u206f\ufeff\x00-\x1f\x7f]*")
+_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_QUOTE_IF = re.compile(r'[,"\r\n]')
+
+
+def cell(value: object) -> object:
+    """``value`` as a safe spreadsheet cell: a text that would start a formula gets ``'``."""
+    if not isinstance(value, str) or _NUMBER.match(value):
+        return value
+    start = _PREFIX.match(value)
+    rest = value[start.end() :] if start else value
+    if (rest and rest[0] in FORMULA_CHARS) or value.startswith(("\t", "\r", "\n")):
+        return "'" + value
+    return value
+
+
+#: the first name of ``cell`` (``render.cables_csv.neutralise``)
+neutralise = cell
+
+
+def _csv_field(value: object) -> str:
+    text = "" if value is None else str(cell(value))
+    if _QUOTE_IF.search(text):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def to_csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """CSV text (header first, lines ending in LF): every cell through ``cell``, and every
+    cell with a comma, a quote, a CR or an LF quoted (RFC 4180)."""
+    buf = io.StringIO()
+    for row in (header, *rows):
+        line = ",".join(_csv_field(v) for v in row)
+        buf.write(line if line or len(row) != 1 else '""')
+        buf.write("\n")
+    return buf.getvalue()
+
+
+def _shown(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: object) -> str:
+    """``text`` for a terminal: every control character shown as an escape, none sent."""
+    return _CONTROL.sub(_shown, str(text))
+
+
+def markup(text: object) -> str:
+    """``text`` for a Rich renderable: control characters shown and Rich markup escaped."""
+    from rich.markup import escape
+
+    return escape(visible(text))
+
+
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#!|~])")
+
+
+def markdown(text: object) -> str:
+    """``text`` for a Markdown (or HTML) report: one line, no tag, link or emphasis made."""
+    flat = visible(str(text).replace("\r\n", " ").replace("\n", " ").replace("\r", " "))
+    flat = _MARKDOWN.sub(r"\\\1", flat)
+    return "".join(_HTML.get(ch, ch) for ch in flat)
