@@ -16,6 +16,7 @@ import typer
 from railplan.errors import SpecError
 from railplan.identifiers import ID_RULE, REVISION_RULE, is_id, is_revision, shown
 from railplan.render.atomic import write_atomic
+from railplan.safe_text import visible
 
 __all__ = ["write_atomic"]
 
