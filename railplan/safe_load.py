@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +142,15 @@ class _Guard:
 _BASE: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+def _digits(text: str) -> int:
+    """Digits of an integer in any notation YAML reads (``0x``/``0o``/``0b`` prefixes, ``_``
+    separators, base-60 ``1:30``): every hex digit after the prefix counts."""
+    body = text.strip().lstrip("+-").replace("_", "")
+    if body[:2].lower() in ("0x", "0o", "0b"):
+        body = body[2:]
+    return sum(ch in "0123456789abcdefABCDEF" for ch in body)
+
+
 class _Loader(_BASE):  # type: ignore[valid-type,misc]
     """The safe loader with plain types only: no duplicate keys, bounded and finite numbers."""
 
@@ -163,7 +175,7 @@ class _Loader(_BASE):  # type: ignore[valid-type,misc]
 
     def construct_yaml_int(self, node: nodes.ScalarNode) -> int:
         text = str(node.value)
-        if sum(ch.isdigit() for ch in text) > MAX_INT_DIGITS:
+        if _digits(text) > MAX_INT_DIGITS:
             raise _Refused(
                 f"the number {_short(text)} has more than {MAX_INT_DIGITS} digits",
                 _line(node.start_mark),
@@ -286,22 +298,73 @@ def load_yaml(
             loader.dispose()
 
 
+#: the name that means "read standard input" where a command allows it
+STDIN = "-"
+_CHUNK = 1024 * 1024
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a regular file"
+
+
+def _read_limited(fd: int, limit: int) -> bytes | None:
+    """At most ``limit`` bytes from ``fd``; None when there are more (never trusting st_size)."""
+    chunks, total = [], 0
+    while True:
+        chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            return None
+
+
 def read_file(path: str | Path, what: str, error: type[RailplanError], limit: int) -> bytes:
-    """The bytes of a user's file; a missing, unreadable or oversized file raises ``error``."""
+    """The bytes of a user's file, read with a byte limit; raises ``error`` with a sentence.
+
+    The file must be a regular file (a FIFO would block forever, a device such as /dev/zero
+    never ends: both are refused, also through a symlink) or ``-`` for standard input. Its size
+    is counted while reading, never taken from ``st_size`` (0 for a device, stale for a file
+    still growing).
+    """
+    if str(path) == STDIN:
+        data = _read_limited(sys.stdin.buffer.fileno(), limit)
+        if data is None:
+            raise error(f"{what} on standard input: more than the {_size(limit)} railplan reads")
+        return data
     file = Path(path)
     try:
-        size = file.stat().st_size
-        if size > limit:
-            raise error(
-                f"{what} {file}: {size:,} bytes is more than the {_size(limit)} railplan reads"
-            )
-        return file.read_bytes()
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         raise error(f"{what} {file} does not exist") from None
     except IsADirectoryError:
         raise error(f"{what} {file} is a folder; give a file") from None
     except OSError as exc:
         raise error(f"{what} {file} cannot be read ({exc.strerror})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            hint = "give a file" if stat.S_ISDIR(mode) else "give a regular file (or - for stdin)"
+            raise error(f"{what} {file} is {_kind(mode)}; {hint}")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        data = _read_limited(fd, limit)
+    except OSError as exc:
+        raise error(f"{what} {file} cannot be read ({exc.strerror})") from None
+    finally:
+        os.close(fd)
+    if data is None:
+        raise error(f"{what} {file}: more than the {_size(limit)} railplan reads")
+    return data
 
 
 def load_yaml_file(path: str | Path, what: str, error: type[RailplanError]) -> Any:
@@ -311,7 +374,7 @@ def load_yaml_file(path: str | Path, what: str, error: type[RailplanError]) -> A
 
 
 def _json_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+    if _digits(text) > MAX_INT_DIGITS:
         raise ValueError(f"the number {_short(text)} has more than {MAX_INT_DIGITS} digits")
     return int(text)
 

@@ -86,3 +86,22 @@ def sentence(err: Mapping[str, Any]) -> str:
     if msg.startswith("Input should be "):
         return "must be " + msg.removeprefix("Input should be ") + f", not {_shown(given)}"
     return msg
+
+
+_PHRASES = (
+    ("Input should be less than or equal to", "must be at most"),
+    ("Input should be greater than or equal to", "must be at least"),
+    ("Input should be less than", "must be below"),
+    ("Input should be greater than", "must be above"),
+    ("Input should be a valid integer", "must be a whole number"),
+    ("Input should be a valid number", "must be a number"),
+    ("Input should be", "must be"),
+)
+
+
+def plain(message: str) -> str:
+    """A message worded by pydantic or click (``Input should be less than or equal to 64``)
+    in railplan's words (``must be at most 64``)."""
+    for old, new in _PHRASES:
+        message = message.replace(old, new)
+    return message

@@ -125,7 +125,9 @@ def _run(argv: list[str] | None) -> int:
     except UsageError as exc:
         ctx = exc.ctx
         hint = f" (see 'railplan {ctx.info_name} --help')" if ctx is not None and ctx.parent else ""
-        error(exc.format_message().rstrip(".") + hint)
+        from railplan.sentences import plain
+
+        error(plain(exc.format_message()).rstrip(".") + hint)
         return 2
     except ClickException as exc:
         error(exc.format_message())

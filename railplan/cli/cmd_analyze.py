@@ -15,6 +15,11 @@ from railplan.cli.common import (
     write_atomic,
 )
 
+#: pair tests a flag may ask for: partners per node (the largest design's nodes) and sampled
+#: node pairs (the pairs of 4,096 nodes), so a flag cannot ask for more work than the design holds
+MAX_PARTNERS = 65_536
+MAX_SAMPLE = 4096 * 4095 // 2
+
 if TYPE_CHECKING:
     from rich.table import Table
 
@@ -117,8 +122,10 @@ def analyze_cmd(
         Optional[int],  # noqa: UP045
         typer.Option(
             "--flows-per-nic",
-            help="Flows (QPs) per NIC connection = channels x QPs (default: one per NIC port, "
-            "2 on a bonded dual-port NIC).",
+            help="Flows (QPs) per NIC connection = channels x QPs, 1 to 64 (default: one per "
+            "NIC port, 2 on a bonded dual-port NIC).",
+            min=1,
+            max=64,
         ),
     ] = None,
     seed: Annotated[
@@ -133,11 +140,18 @@ def analyze_cmd(
     ] = 0,
     partners: Annotated[
         Optional[int],  # noqa: UP045
-        typer.Option("--partners", help="pairs: test each node against K partners."),
+        typer.Option(
+            "--partners", help="pairs: test each node against K partners.", min=1, max=MAX_PARTNERS
+        ),
     ] = None,
     sample: Annotated[
         Optional[int],  # noqa: UP045
-        typer.Option("--sample", help="pairs: test a random sample of this many node pairs."),
+        typer.Option(
+            "--sample",
+            help="pairs: test a random sample of this many node pairs.",
+            min=1,
+            max=MAX_SAMPLE,
+        ),
     ] = None,
     placement: Annotated[
         Optional[str],  # noqa: UP045

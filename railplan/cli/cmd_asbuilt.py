@@ -37,12 +37,18 @@ def asbuilt_cmd(
     """Check the as-built cabling against the plan; exit 1 when anything needs fixing."""
     from railplan.cli.show import print_table, rows_table
     from railplan.field.asbuilt import check_asbuilt
+    from railplan.field.common import bounded_captures
     from railplan.safe_text import visible
 
     design = src.built().design
-    result = check_asbuilt(
-        design, lldp=lldp or [], ibnetdiscover=ibnetdiscover, iblinkinfo=iblinkinfo, names=names
-    )
+    with bounded_captures(2 * len(design.links) + len(design.nodes) + len(design.switches)):
+        result = check_asbuilt(
+            design,
+            lldp=lldp or [],
+            ibnetdiscover=ibnetdiscover,
+            iblinkinfo=iblinkinfo,
+            names=names,
+        )
     emit_report(result, json_out, report)
     if not json_out:
         rows = result.summary_rows()

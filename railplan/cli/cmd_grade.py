@@ -38,13 +38,15 @@ def grade_cmd(
     """Grade test results against the plan's thresholds; exit 1 when a test fails."""
     from railplan.cli.common import device_names
     from railplan.cli.show import print_table, rows_table
+    from railplan.field.common import bounded_captures
     from railplan.field.grade import grade, load_expectations
     from railplan.safe_text import visible
 
     rdma_devices = device_names(devices)
     design = src.built().design
     wanted = load_expectations(expectations) if expectations is not None else None
-    result = grade(design, wanted, results, names=names, devices=rdma_devices)
+    with bounded_captures(2 * len(design.links) + len(design.nodes) + len(design.switches)):
+        result = grade(design, wanted, results, names=names, devices=rdma_devices)
     emit_report(result, json_out, report)
     if not json_out:
         rows = [row for row in result.summary_rows() if row[-1] != "pass"]

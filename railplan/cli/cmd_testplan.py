@@ -29,7 +29,11 @@ def testplan_cmd(
     partners: Annotated[
         int,
         typer.Option(
-            "--partners", metavar="N", help="Distinct pair-test partners per node.", min=1
+            "--partners",
+            metavar="N",
+            help="Distinct pair-test partners per node (at most the other nodes, up to 1024).",
+            min=1,
+            max=1024,
         ),
     ] = 2,
     devices: Annotated[
@@ -39,9 +43,14 @@ def testplan_cmd(
         ),
     ] = None,
     gid_index: Annotated[
-        int, typer.Option("--gid-index", metavar="N", help="RoCE GID index of every device.", min=0)
+        int,
+        typer.Option(
+            "--gid-index", metavar="N", help="RoCE GID index of every device.", min=0, max=255
+        ),
     ] = 3,
-    mtu: Annotated[int, typer.Option("--mtu", help="Expected active MTU.")] = 4096,
+    mtu: Annotated[
+        int, typer.Option("--mtu", help="Expected active MTU.", min=256, max=65_535)
+    ] = 4096,
     priority: Annotated[
         int,
         typer.Option(
@@ -66,6 +75,11 @@ def testplan_cmd(
     from railplan.testplan import TestPlanOptions, build_testplan
 
     design = cabled_design(src, naive)
+    if partners > max(1, len(design.nodes) - 1):
+        raise SpecError(
+            f"--partners {partners}: {design.name} has {len(design.nodes)} nodes, so each has "
+            f"at most {max(1, len(design.nodes) - 1)} partner(s); give fewer"
+        )
     options = TestPlanOptions(
         partners=partners,
         devices=names,

@@ -8,13 +8,16 @@ import json.scanner
 import math
 import re
 from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from railplan.errors import FieldInputError
 from railplan.safe_load import load_json as load_untrusted_json
-from railplan.safe_load import load_yaml
+from railplan.safe_load import load_yaml, read_file
 
 #: how much of a bad line an error message quotes
 _QUOTE = 60
@@ -37,17 +40,43 @@ class ParseError(FieldInputError):
         super().__init__(f"{where}: {problem}{quoted}")
 
 
-def read_text(path: str | Path) -> str:
-    """Read a tool output file as text; raise ParseError (not OSError) when that fails."""
-    file = Path(path)
+#: the most one tool output may hold when no design bounds it (``bounded_captures``)
+MAX_CAPTURE_BYTES = 256 * 1024 * 1024
+#: bytes a capture may spend per port of the design it describes: ``ibnetdiscover`` writes
+#: one line of about 150 bytes per port, LLDP neighbour detail a few hundred per interface
+CAPTURE_BYTES_PER_PORT = 4096
+_CAPTURE_FLOOR = 4 * 1024 * 1024
+_capture_limit: ContextVar[int] = ContextVar("capture_limit", default=MAX_CAPTURE_BYTES)
+
+
+def capture_limit(ports: int) -> int:
+    """The byte limit of one capture of a design with ``ports`` link ends."""
+    return min(MAX_CAPTURE_BYTES, _CAPTURE_FLOOR + CAPTURE_BYTES_PER_PORT * ports)
+
+
+@contextmanager
+def bounded_captures(ports: int) -> Iterator[None]:
+    """Read every capture inside the block with ``capture_limit(ports)``."""
+    token = _capture_limit.set(capture_limit(ports))
     try:
-        data = file.read_bytes()
-    except FileNotFoundError:
-        raise ParseError(str(file), None, "file does not exist") from None
-    except IsADirectoryError:
-        raise ParseError(str(file), None, "is a folder, expected a file") from None
-    except OSError as exc:
-        raise ParseError(str(file), None, f"cannot be read ({exc.strerror})") from None
+        yield
+    finally:
+        _capture_limit.reset(token)
+
+
+def read_text(path: str | Path) -> str:
+    """Read a tool output file as text with a byte limit; raise ParseError (not OSError).
+
+    A FIFO, a device or a symlink to one is refused (``safe_load.read_file``); a file larger
+    than the design it describes can explain is refused before it is parsed.
+    """
+    file = Path(path)
+    limit = _capture_limit.get()
+    try:
+        data = read_file(file, "tool output", FieldInputError, limit)
+    except FieldInputError as exc:
+        problem = str(exc).removeprefix(f"tool output {file}").lstrip(": ").strip()
+        raise ParseError(str(file), None, problem) from None
     if b"\x00" in data[:4096]:
         raise ParseError(str(file), None, "is a binary file, expected the tool's text output")
     return data.decode("utf-8", errors="replace")

@@ -19,6 +19,9 @@ from typing import Any
 from railplan.errors import FieldInputError
 from railplan.testplan.model import TestPlan
 
+#: most digits a threshold may have, in any integer notation (a float is at most 10^308)
+MAX_DIGITS = 40
+
 BETTER = ("higher", "lower", "equal")
 
 
@@ -155,6 +158,8 @@ class Expectation:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise FieldInputError(f"{where}: {name} must be a number, not {value!r}")
+            if isinstance(value, int) and abs(value) > 10**MAX_DIGITS:  # any notation
+                raise FieldInputError(f"{where}: {name} has more than {MAX_DIGITS} digits")
             if not math.isfinite(value):
                 raise FieldInputError(f"{where}: {name} must be finite")
             object.__setattr__(self, name, float(value))

@@ -33,6 +33,12 @@ _PATTERN_OPTIONS = {
     "permutation": {"pxn", "shift"},
 }
 
+#: most flows (QPs) per NIC connection the analyzer routes: channels x QPs per connection;
+#: NCCL runs at most 64 channels (``MAXCHANNELS`` in its src/include/device.h) with one QP
+#: each by default (``NCCL_IB_QPS_PER_CONNECTION=1``); each flow is routed and shared, so the
+#: bound keeps a run's work proportional to the design
+MAX_FLOWS_PER_NIC = 64
+
 
 def _check_options(pattern: str, hash_name: str, partners: Any, options: dict[str, Any]) -> None:
     if pattern not in PATTERNS:
@@ -117,8 +123,10 @@ def analyze(
     _check_options(pattern, hash, partners, pattern_options)
     ix = fabric_index(design, intact)
     f = default_flows_per_nic(ix) if flows_per_nic is None else int(flows_per_nic)
-    if f < 1:
-        raise PatternError("flows_per_nic: give at least one flow per NIC connection")
+    if not 1 <= f <= MAX_FLOWS_PER_NIC:
+        raise PatternError(
+            f"flows_per_nic: give 1 to {MAX_FLOWS_PER_NIC} flows (QPs) per NIC connection, not {f}"
+        )
     policy = effective_policy(design, routing, traffic_class)
     notes = _notes(ix, policy, f, hash, hash_seeds)
     pxn = bool(pattern_options.pop("pxn", True))
