@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover - older typer uses click itself
     )
 
 from railplan.errors import RailplanError
-from railplan.render.atomic import discard_temporaries
+from railplan.render.atomic import discard_temporaries, stopping
 
 app = typer.Typer(
     name="railplan",
@@ -86,6 +86,9 @@ def error(message: str) -> None:
     """Print an error on stderr: one line per problem, each prefixed with ``railplan: error:``."""
     from railplan.safe_text import visible  # no control byte of a quoted input reaches stderr
 
+    if stopping():  # a signal is ending the run: its one line is the last word
+        threading.Event().wait(60)
+        return
     lines = str(message).strip().splitlines() or ["unknown error"]
     for line in lines[:200]:
         print(f"railplan: error: {visible(_clip(line))}", file=sys.stderr)
@@ -94,6 +97,9 @@ def error(message: str) -> None:
 
 
 def _internal(exc: BaseException) -> None:
+    if stopping():
+        threading.Event().wait(60)
+        return
     where = ""
     tb = exc.__traceback__
     while tb is not None:
@@ -169,7 +175,7 @@ def _watch(read_fd: int) -> None:
         for number in data:
             if number in _STOPS:
                 code, word = _STOPS[signal.Signals(number)]
-                discard_temporaries()
+                discard_temporaries(stop=True)
                 tty = "\x1b[?25h" if sys.stderr.isatty() else ""  # a progress bar hid the cursor
                 os.write(2, f"{tty}\nrailplan: {word}\n".encode())
                 os._exit(code)

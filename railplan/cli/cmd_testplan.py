@@ -27,7 +27,7 @@ def testplan_cmd(
         str, typer.Option("--revision", help="Revision printed on every page.")
     ] = "draft",
     partners: Annotated[
-        int,
+        Optional[int],  # noqa: UP045 - None: 2, or fewer on a small design
         typer.Option(
             "--partners",
             metavar="N",
@@ -35,7 +35,7 @@ def testplan_cmd(
             min=1,
             max=1024,
         ),
-    ] = 2,
+    ] = None,
     devices: Annotated[
         Optional[str],  # noqa: UP045 - typer needs a runtime type
         typer.Option(
@@ -75,13 +75,13 @@ def testplan_cmd(
     from railplan.testplan import TestPlanOptions, build_testplan
 
     design = cabled_design(src, naive)
-    if partners > max(1, len(design.nodes) - 1):
+    if partners is not None and partners > max(1, len(design.nodes) - 1):
         raise SpecError(
             f"--partners {partners}: {design.name} has {len(design.nodes)} nodes, so each has "
             f"at most {max(1, len(design.nodes) - 1)} partner(s); give fewer"
         )
     options = TestPlanOptions(
-        partners=partners,
+        partners=2 if partners is None else partners,
         devices=names,
         gid_index=gid_index,
         mtu=mtu,

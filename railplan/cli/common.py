@@ -13,9 +13,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from railplan.errors import SpecError
+from railplan.errors import OutputError, SpecError
 from railplan.identifiers import ID_RULE, REVISION_RULE, is_id, is_revision, shown
-from railplan.render.atomic import write_atomic
+from railplan.render.atomic import name_fits, refuse_special, write_atomic
 from railplan.safe_text import visible
 
 __all__ = ["write_atomic"]
@@ -197,10 +197,19 @@ def emit_report(report: Any, json_out: bool, markdown: Path | None) -> None:
 # -- option checks that run before any planning --------------------------------------------
 
 
+def _fits(path: Path, flag: str) -> None:
+    """A path whose every name a file system takes (a name over 255 bytes is refused)."""
+    try:
+        name_fits(path)
+    except OutputError as exc:
+        raise SpecError(f"{flag} {exc}") from None
+
+
 def out_folder(path: Path | None, flag: str) -> None:
     """An output folder option: refuse a path that is an existing file (or under one)."""
     if path is None:
         return
+    _fits(path, flag)
     for part in (path, *path.parents):
         if part.exists():
             if not part.is_dir():
@@ -212,8 +221,13 @@ def out_file(path: Path | None, flag: str) -> None:
     """An output file option: refuse a folder, or a path below an existing file."""
     if path is None:
         return
+    _fits(path, flag)
     if path.is_dir():
         raise SpecError(f"{flag} {path}: is a folder; give a file name")
+    try:
+        refuse_special(path)
+    except OutputError as exc:
+        raise SpecError(f"{flag} {exc}") from None
     out_folder(path.parent, flag)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+import stat
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -27,13 +28,74 @@ TEMP_PREFIX = ".railplan-tmp-"
 #: mode of a new file before the umask, as open() and cp use: 0644 under the usual umask 022
 FILE_MODE = 0o666
 
+#: longest file name (bytes) Linux, macOS and Windows file systems take (``NAME_MAX``)
+NAME_MAX = 255
+#: characters of the target's name a temp name keeps (the rest of NAME_MAX is the prefix)
+_TEMP_NAME = 120
+
 _live: set[Path] = set()
 _lock = threading.RLock()
+#: set once a signal handler has started removing temp files: no new file is created after it
+_stopping = threading.Event()
 
 
 def _temp(folder: Path, name: str = "") -> Path:
     token = secrets.token_hex(4)
-    return folder / f"{TEMP_PREFIX}{os.getpid()}-{token}{'-' + name if name else ''}"
+    short = name[:_TEMP_NAME]
+    return folder / f"{TEMP_PREFIX}{os.getpid()}-{token}{'-' + short if short else ''}"
+
+
+def stopping() -> bool:
+    """True once a signal is ending the run (its temp files are being removed)."""
+    return _stopping.is_set()
+
+
+def _hold_if_stopping() -> None:
+    """Called under ``_lock`` before a file or folder is created: once the signal thread is
+    removing temp files, wait for it to end the process instead of creating one more."""
+    if _stopping.is_set():
+        _lock.release()
+        try:
+            threading.Event().wait(60)
+        finally:
+            _lock.acquire()
+
+
+def name_fits(path: Path) -> None:
+    """Refuse a target whose name (or any folder's) is longer than a file system takes."""
+    for part in path.parts:
+        size = len(os.fsencode(part))
+        if size > NAME_MAX:
+            raise OutputError(
+                f"cannot write {path}: the name {part[:40]}... is {size} bytes long, more than "
+                f"the {NAME_MAX} a file name may have; give a shorter name"
+            )
+
+
+def _special(path: Path) -> str:
+    """What ``path`` is when it exists and is neither a regular file nor a folder, else ''."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return ""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+
+
+def refuse_special(path: Path) -> None:
+    """Refuse to replace a device, FIFO or socket (``cables -o /dev/null`` as root would
+    otherwise replace /dev/null with a regular file)."""
+    kind = _special(path)
+    if kind:
+        raise OutputError(
+            f"cannot write {path}: it is {kind}; railplan writes regular files only, give a "
+            "file name (or leave -o out to print to stdout)"
+        )
 
 
 def _register(path: Path) -> Path:
@@ -48,10 +110,13 @@ def _forget(path: Path) -> None:
 
 
 def _remove(path: Path) -> None:
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError:  # a name the file system refuses was never created
+        pass
 
 
 def _pid_alive(pid: int) -> bool:
@@ -79,8 +144,14 @@ def sweep(folder: Path) -> list[Path]:
     return removed
 
 
-def discard_temporaries() -> None:
-    """Remove every temp file and folder this process has open (an interrupt handler's job)."""
+def discard_temporaries(stop: bool = False) -> None:
+    """Remove every temp file and folder this process has open (an interrupt handler's job).
+
+    ``stop`` (the signal thread): no file or folder is created after this, and the main
+    thread waits for the process to end instead of reporting what it could not write.
+    """
+    if stop:
+        _stopping.set()
     with _lock:
         for path in sorted(_live, key=lambda p: len(p.parts), reverse=True):
             _remove(path)
@@ -106,7 +177,9 @@ def _write_file(path: Path, data: str | bytes, mode: int = FILE_MODE) -> None:
     payload = data.encode("utf-8") if isinstance(data, str) else data
     if not isinstance(payload, bytes):
         raise TypeError(f"write_atomic takes str or bytes, not {type(data).__name__}")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    with _lock:
+        _hold_if_stopping()
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     with os.fdopen(fd, "wb") as fh:
         fh.write(payload)
         fh.flush()
@@ -116,8 +189,10 @@ def _write_file(path: Path, data: str | bytes, mode: int = FILE_MODE) -> None:
 def write_atomic(path: str | Path, data: str | bytes) -> Path:
     """Write ``data`` (text as UTF-8) to a temp file in ``path``'s folder, then rename it."""
     target = Path(path)
+    name_fits(target)
     if target.is_dir():
         raise OutputError(f"cannot write {target}: it is a folder; give a file name")
+    refuse_special(target)
     _folder(target.parent)
     tmp = _register(_temp(target.parent, target.name))
     try:
@@ -137,7 +212,9 @@ def _stage(staging: Path, files: Mapping[str, str | bytes], mode: Callable[[str]
         if Path(rel).is_absolute() or ".." in Path(rel).parts:
             raise OutputError(f"refusing to write {rel!r} outside its folder")
         path = staging / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
+        with _lock:
+            _hold_if_stopping()
+            path.parent.mkdir(parents=True, exist_ok=True)
         _write_file(path, data, mode(rel) or FILE_MODE)
 
 
@@ -171,13 +248,19 @@ def write_set(
     0644 under umask 022; 0o755 for a script gives 0755).
     """
     target = Path(folder)
+    name_fits(target)
+    for rel in files:
+        name_fits(Path(rel))
+        refuse_special(target / rel)
     mode = mode or (lambda _rel: 0)
     names = sorted({Path(rel).parts[0] for rel in files})
     fresh = not target.exists()
     base = _folder(target.parent) if fresh else _folder(target)
     staging = _register(_temp(base, target.name if fresh else "set"))
     try:
-        os.mkdir(staging)
+        with _lock:
+            _hold_if_stopping()
+            os.mkdir(staging)
         _stage(staging, files, mode)
         with _lock:
             if fresh and not target.exists():
