@@ -317,7 +317,8 @@ def _kind(mode: int) -> str:
 
 def _read_limited(fd: int, limit: int) -> bytes | None:
     """At most ``limit`` bytes from ``fd``; None when there are more (never trusting st_size)."""
-    chunks, total = [], 0
+    chunks: list[bytes] = []
+    total = 0
     while True:
         chunk = os.read(fd, min(_CHUNK, limit + 1 - total))
         if not chunk:

@@ -76,7 +76,9 @@ VALUES = [
 ]
 
 
-@pytest.mark.parametrize(("where", "value", "needle"), VALUES, ids=[f"{v[0]}={v[1]!r}"[:60] for v in VALUES])
+@pytest.mark.parametrize(
+    ("where", "value", "needle"), VALUES, ids=[f"{v[0]}={v[1]!r}"[:60] for v in VALUES]
+)
 def test_a_bad_value_is_refused_with_its_json_path(tmp_path: Path, where, value, needle) -> None:
     message = refusal(written(tmp_path, put(where, value)))
     assert needle in message, message
@@ -103,7 +105,7 @@ def test_twenty_million_list_items_are_refused_before_parsing() -> None:
 @pytest.mark.parametrize("item", [b"{}", b"[]", b'{"a":1}'])
 def test_millions_of_small_rows_are_refused_before_parsing(item: bytes) -> None:
     bomb = b'{"nodes":[' + b",".join([item] * 2_000_000) + b"]}"
-    with pytest.raises(DesignFileError, match="design.json: holds"):
+    with pytest.raises(DesignFileError, match=r"design\.json: holds"):
         check_design_bytes(bomb, "design.json")
 
 
@@ -172,7 +174,9 @@ TAMPERS: list[tuple[str, Edit, str]] = [
 
 
 @pytest.mark.parametrize(("name", "edit", "needle"), TAMPERS, ids=[t[0] for t in TAMPERS])
-def test_every_tampered_design_is_refused(tmp_path: Path, name: str, edit: Edit, needle: str) -> None:
+def test_every_tampered_design_is_refused(
+    tmp_path: Path, name: str, edit: Edit, needle: str
+) -> None:
     message = refusal(written(tmp_path, edit))
     assert needle in message, message
 
@@ -183,7 +187,9 @@ def test_roft_on_a_rail_only_design_is_refused(tmp_path: Path) -> None:
 
 
 def test_nodes_per_rack_on_a_topology_only_design_is_refused(cli, tmp_path: Path) -> None:
-    assert cli("plan", EXAMPLES / "seed001-64gpu.yaml", "--no-layout", "-o", tmp_path / "t").code == 0
+    assert (
+        cli("plan", EXAMPLES / "seed001-64gpu.yaml", "--no-layout", "-o", tmp_path / "t").code == 0
+    )
     source = tmp_path / "t" / "design.json"
     path = written(tmp_path, put("spec.layout.nodes_per_rack", 1), source=source, name="x.json")
     assert "nodes[" in refusal(path)
@@ -213,15 +219,17 @@ def test_label_templates_and_site_names_plant_no_formula(cli, tmp_path: Path) ->
     assert cli("cables", spec, "-o", tmp_path / "c.csv").code == 0
     rows = list(csv.reader((tmp_path / "c.csv").open(newline="", encoding="utf-8")))
     assert all(not c.lstrip("\r\n\t ").startswith("=") for r in rows for c in r)
-    assert cli("cables", spec, "--format", "netbox", "--site", "\r=1+1", "-o", tmp_path / "nb").code == 0
+    assert (
+        cli("cables", spec, "--format", "netbox", "--site", "\r=1+1", "-o", tmp_path / "nb").code
+        == 0
+    )
     for name in ("cables.csv", "devices.csv", "racks.csv"):
         for row in csv.reader((tmp_path / "nb" / name).open(newline="", encoding="utf-8")):
             assert all(not c.lstrip("\r\n\t ").startswith("=") for c in row), row
 
 
 def test_capture_names_reach_neither_terminal_nor_report_raw(cli, tmp_path: Path) -> None:
-    from tests.test_fuzz_cli import field_run  # noqa: F401 - the same capture set
-
+    import railplan
     from railplan.design import design_to_json
     from railplan.pipeline.layout import complete
     from railplan.spec import spec_from_dict
@@ -229,16 +237,25 @@ def test_capture_names_reach_neither_terminal_nor_report_raw(cli, tmp_path: Path
     from tests.test_grade import small_roft
 
     design = small_roft("dmodk")
-    design, _ = complete(design, spec_from_dict(design.spec), None or __import__("railplan").load_catalog(), method="naive")
+    design, _ = complete(
+        design, spec_from_dict(design.spec), railplan.load_catalog(), method="naive"
+    )
     (tmp_path / "design.json").write_text(design_to_json(design))
     capture = render_ibnetdiscover(design, planned_edges(design))
-    hostile = '[/x][link=https://evil.example/]x\x1b]8;;https://evil\x07<script>alert(1)</script>'
+    hostile = "[/x][link=https://evil.example/]x\x1b]8;;https://evil\x07<script>alert(1)</script>"
     first = next(line for line in capture.splitlines() if line.startswith("Ca\t"))
     desc = first.split('# "', 1)[1].rsplit('"', 1)[0]
     capture = capture.replace(f'"{desc}"', f'"{hostile}"')
     (tmp_path / "ib.txt").write_text(capture)
     report = tmp_path / "report.md"
-    result = cli("asbuilt", tmp_path / "design.json", "--ibnetdiscover", tmp_path / "ib.txt", "--report", report)
+    result = cli(
+        "asbuilt",
+        tmp_path / "design.json",
+        "--ibnetdiscover",
+        tmp_path / "ib.txt",
+        "--report",
+        report,
+    )
     assert result.code in (0, 1, 2), result.err
     for stream in (result.out, result.err):
         assert "\x1b" not in stream and "\x07" not in stream
@@ -280,7 +297,9 @@ def test_numeric_flags_are_bounded(cli, tmp_path: Path) -> None:
     spec = EXAMPLES / "seed001-64gpu.yaml"
     assert_refused(cli("analyze", spec, "--flows-per-nic", "1000000"), "must be at most 64")
     assert_refused(cli("analyze", spec, "--partners", "1000000"), "--partners")
-    assert_refused(cli("testplan", spec, "--partners", "1000000", "-o", tmp_path / "t"), "--partners")
+    assert_refused(
+        cli("testplan", spec, "--partners", "1000000", "-o", tmp_path / "t"), "--partners"
+    )
     result = cli("testplan", spec, "--partners", "9", "-o", tmp_path / "t")
     assert result.code == 2 and "at most 7 partner(s)" in result.err, result.err
     assert not (tmp_path / "t").exists()

@@ -15,13 +15,17 @@ from railplan.render import cables_csv
 from railplan.safe_text import FORMULA_CHARS, cell, markdown, markup, to_csv, visible
 
 #: what a spreadsheet may skip before it reads a formula
-_SKIPPED = re.compile(r"[\s\u00a0\u180e\u200b-\u200f\u2028-\u202f\u205f-\u206f\ufeff\x00-\x1f\x7f]*")
+_SKIPPED = re.compile(
+    r"[\s\u00a0\u180e\u200b-\u200f\u2028-\u202f\u205f-\u206f\ufeff\x00-\x1f\x7f]*"
+)
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 #: text built to hit the rules: formula starts, white space of every kind, CR/LF, markup
 HOSTILE = st.lists(
     st.sampled_from(
-        list("=+-@\uff1d\uff0b\uff0d\uff20 \t\r\n\u00a0\u200b\u3000\ufeff\x1b\x07\x9b[]/()<>\"',|`*_!#:")
-        + ["a", "1", "link=https://evil.example/", "script", "javascript:", "cmd"]
+        [
+            *"=+-@\uff1d\uff0b\uff0d\uff20 \t\r\n\u00a0\u200b\u3000\ufeff\x1b\x07\x9b[]/()<>\"',|`*_!#:",
+            *("a", "1", "link=https://evil.example/", "script", "javascript:", "cmd"),
+        ]
     ),
     max_size=30,
 ).map("".join) | st.text(max_size=40)

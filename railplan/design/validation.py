@@ -137,8 +137,8 @@ _SPECIAL: dict[tuple[type, str], Any] = {
     (NodeShape, "ports_per_nic"): _ints(1, 4),
     (NodeShape, "port_speed_gbps"): _GBPS,
     (NodeShape, "ports_per_cage"): _ints(1, limits.MAX_PORTS_PER_CAGE),
-    (NodeShape, "port_plane"): tuple[_PLANE, ...],
-    (NodeShape, "port_rail"): tuple[_ints(0, limits.MAX_RAILS - 1), ...],
+    (NodeShape, "port_plane"): tuple.__class_getitem__((_PLANE, ...)),
+    (NodeShape, "port_rail"): tuple.__class_getitem__((_ints(0, limits.MAX_RAILS - 1), ...)),
     (Sizing, "tiers"): _ints(1, 3),
     (Sizing, "radix"): _ints(1, limits.MAX_RADIX),
     (Sizing, "oversubscription"): _RATIO,
@@ -162,7 +162,9 @@ _SPECIAL: dict[tuple[type, str], Any] = {
         tuple[Literal["src_ip", "dst_ip", "proto", "src_port", "dst_port"], ...],
         Field(max_length=5),
     ],
-    (Routing, "adaptive_classes"): Annotated[tuple[_ints(0, 15), ...], Field(max_length=16)],
+    (Routing, "adaptive_classes"): Annotated[
+        tuple.__class_getitem__((_ints(0, 15), ...)), Field(max_length=16)
+    ],
     (Rack, "kind"): Literal["compute", "network"],
     (Rack, "row"): _ints(0, 4 * limits.MAX_NODES),
     (Rack, "position"): _ints(0, 4 * limits.MAX_NODES),
@@ -224,9 +226,11 @@ def _row_type(owner: type) -> Any:
     return row
 
 
-def _rows(owner: type) -> Any:
-    """``list[<owner's row type>]``, built at run time."""
-    return list.__class_getitem__(_row_type(owner))
+def _rows(owner: type, key: str) -> Any:
+    """``list[<owner's row type>]`` of at most the largest design's rows, built at run time."""
+    return Annotated[
+        list.__class_getitem__(_row_type(owner)), Field(max_length=limits.MAX_ROWS[key])
+    ]
 
 
 @cache
@@ -242,15 +246,15 @@ def _design_type() -> Any:
         "sizing": _row_type(Sizing),
         "routing": _row_type(Routing),
         "spec": dict[str, Any],
-        "nodes": _rows(Node),
-        "switches": _rows(Switch),
-        "links": _rows(Link),
-        "racks": NotRequired[_rows(Rack)],
-        "placements": NotRequired[_rows(Placement)],
-        "cables": NotRequired[_rows(Cable)],
-        "devices": NotRequired[_rows(Device)],
-        "panels": NotRequired[_rows(PatchPanel)],
-        "segments": NotRequired[_rows(PlantSegment)],
+        "nodes": _rows(Node, "nodes"),
+        "switches": _rows(Switch, "switches"),
+        "links": _rows(Link, "links"),
+        "racks": NotRequired[_rows(Rack, "racks")],
+        "placements": NotRequired[_rows(Placement, "placements")],
+        "cables": NotRequired[_rows(Cable, "cables")],
+        "devices": NotRequired[_rows(Device, "devices")],
+        "panels": NotRequired[_rows(PatchPanel, "panels")],
+        "segments": NotRequired[_rows(PlantSegment, "segments")],
     }
     design = TypedDict("DesignFile", parts)  # type: ignore[misc]
     design.__pydantic_config__ = _CONFIG  # type: ignore[attr-defined]
@@ -357,3 +361,13 @@ def validated_design(data: Any, where: str = "design") -> Design:
         panels=build(PatchPanel, "panels"),
         segments=build(PlantSegment, "segments"),
     )
+
+
+def design_json_schema() -> dict[str, Any]:
+    """JSON Schema of a design.json (``railplan schema --design``): every field, its bounds and
+    its closed choices, as the loader enforces them. What no schema can say (the wiring agrees
+    with the embedded spec) is re-derived at load (``railplan.pipeline.rederive``)."""
+    schema: dict[str, Any] = _design_type().json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "railplan design.json (format 1)"
+    return schema

@@ -15,10 +15,11 @@ What the site may own (switch placement, cable labels and media, lengths) is jud
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from railplan.catalog import Catalog, SwitchModel
-from railplan.design import Design
+from railplan.design import Design, Device, Node
 from railplan.errors import RailplanError
 from railplan.identifiers import shorten
 from railplan.spec import Spec, spec_from_dict
@@ -148,7 +149,11 @@ def _physical(design: Design, spec: Spec, catalog: Catalog) -> list[str]:
             return [f"racks: its spec does not lay them out ({shorten(str(exc), 200)})"]
         _differences("racks", design.racks, floor.racks, problems)
         where = {p.device: p.rack for p in design.placements}
-        for key, rows in (("nodes", design.nodes), ("devices", design.devices)):
+        held: tuple[tuple[str, Sequence[Node | Device]], ...] = (
+            ("nodes", design.nodes),
+            ("devices", design.devices),
+        )
+        for key, rows in held:
             for i, row in enumerate(rows):
                 want = floor.compute_racks[row.rack] if row.rack < len(floor.compute_racks) else ""
                 if row.id in where and where[row.id] != want:
