@@ -81,10 +81,13 @@ def visible(text: object) -> str:
 
 def markup(text: object) -> str:
     """``text`` for a Rich renderable: control characters shown and Rich markup escaped."""
-    from rich.markup import escape
+    return _OPEN.sub(lambda m: m.group(1) * 2 + "\\[", visible(text))
 
-    return escape(visible(text))
 
+#: a ``[`` with the backslashes before it: Rich reads ``\\[`` as a literal bracket and
+#: ``\\\\`` before it as one backslash (its own ``rich.markup.escape`` also doubles a
+#: trailing backslash, which a cell printed alone would show twice)
+_OPEN = re.compile(r"(\\*)\[")
 
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#!|~])")
