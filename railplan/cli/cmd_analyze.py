@@ -122,6 +122,7 @@ def analyze_cmd(
         Optional[int],  # noqa: UP045
         typer.Option(
             "--flows-per-nic",
+            metavar="N",
             help="Flows (QPs) per NIC connection = channels x QPs, 1 to 64 (default: one per "
             "NIC port, 2 on a bonded dual-port NIC).",
             min=1,
@@ -141,13 +142,18 @@ def analyze_cmd(
     partners: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option(
-            "--partners", help="pairs: test each node against K partners.", min=1, max=MAX_PARTNERS
+            "--partners",
+            metavar="K",
+            help="pairs: test each node against K partners.",
+            min=1,
+            max=MAX_PARTNERS,
         ),
     ] = None,
     sample: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option(
             "--sample",
+            metavar="M",
             help="pairs: test a random sample of this many node pairs.",
             min=1,
             max=MAX_SAMPLE,

@@ -49,7 +49,8 @@ def testplan_cmd(
         ),
     ] = 3,
     mtu: Annotated[
-        int, typer.Option("--mtu", help="Expected active MTU.", min=256, max=65_535)
+        int,
+        typer.Option("--mtu", metavar="BYTES", help="Expected active MTU.", min=256, max=65_535),
     ] = 4096,
     priority: Annotated[
         int,
