@@ -249,3 +249,30 @@ def _relinked(levels: Sequence[Level]) -> list[Level]:
         )
         out.append(Level(lv.name, lv.what, groups))
     return out
+
+
+def named_like(h: Hierarchy, reference: Hierarchy) -> Hierarchy:
+    """``h`` with each group named as the group of ``reference`` on exactly the same switches.
+
+    An as-built tree keeps the plan's names for every group the cabling left as planned; a
+    group the plan does not have is named ``<level>-asbuilt<k>``, numbered in node order.
+    """
+    levels: list[Level] = []
+    renamed: dict[str, str] = {}
+    for lv in h.levels:
+        ref = next((r for r in reference.levels if r.name == lv.name), None)
+        known = {g.switches: g.name for g in ref.groups} if ref is not None else {}
+        count = 0
+        groups = []
+        here: dict[str, str] = {}
+        for g in lv.groups:
+            name = known.get(g.switches)
+            if name is None or name in here.values():
+                count += 1
+                name = f"{lv.name}-asbuilt{count:02d}"
+            here[g.name] = name
+            children = tuple(renamed[c] for c in g.children)
+            groups.append(Group(name, g.nodes, children, g.switches))
+        renamed = here
+        levels.append(Level(lv.name, lv.what, tuple(groups)))
+    return Hierarchy(h.design, h.topology, tuple(levels), h.nodes, h.unattached)

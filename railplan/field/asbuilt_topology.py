@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from railplan.design import Design
-from railplan.design.hierarchy import Hierarchy, hierarchy, planned_pairs
+from railplan.design.hierarchy import Hierarchy, hierarchy, named_like, planned_pairs
 from railplan.field.asbuilt import compare, observe, read_inputs
 from railplan.field.asbuilt_report import AsBuiltReport, Finding, LinkCheck
 from railplan.field.common import FieldInputError
@@ -155,7 +155,7 @@ def check_topology(
             pairs.append((a, b))
             assumed += 1
     planned = hierarchy(design)
-    built = hierarchy(design, sorted(pairs))
+    built = named_like(hierarchy(design, sorted(pairs)), planned)
     return TopologyCheck(
         design.name,
         planned,
@@ -171,14 +171,15 @@ def differences(
 ) -> list[Finding]:
     """Findings for every node and group the as-built tree places otherwise than the plan."""
     links = {lk.id: lk for lk in design.links}
+    checks = {c.link_id: c for c in cabling.links}
     bad: dict[str, list[LinkCheck]] = {}
     for check in cabling.links:
         if check.status not in ("ok", "unverified"):
             link = links[check.link_id]
+            twin = [checks[check.partner]] if check.partner in checks else []
             for device in (link.a_device, link.b_device):
-                bad.setdefault(device, []).append(check)
+                bad.setdefault(device, []).extend([check, *twin])  # a swap names both cables
     out: list[Finding] = []
-    moved: set[str] = set()
     plan_first, built_first = planned.levels[0], built.levels[0]
     plan_group = {n: g for g in plan_first.groups for n in g.nodes}
     built_group = {n: g for g in built_first.groups for n in g.nodes}
@@ -189,7 +190,6 @@ def differences(
             continue
         cables = _cables(bad, node)
         if have is None:
-            moved.add(node)
             out.append(
                 Finding(
                     "topology",
@@ -200,7 +200,6 @@ def differences(
                 )
             )
         elif have.switches != want.switches:
-            moved.add(node)
             extra = sorted(have.switches - want.switches)
             lost = sorted(want.switches - have.switches)
             peers = len(have.nodes) - 1
@@ -209,24 +208,21 @@ def differences(
                     "topology",
                     (node,),
                     cables,
-                    f"{node} leaves {plan_first.name} {want.name} as built: it reaches "
+                    f"{node} leaves {want.name} as built: it reaches "
                     f"{', '.join(extra) or 'no other leaf'} instead of {', '.join(lost) or '-'}"
                     f", so it shares its leaves with {peers} node(s) instead of "
                     f"{len(want.nodes) - 1}; fix the cables and regenerate the files",
                 )
             )
-    out.extend(_upper(planned, built, moved, bad))
+    out.extend(_upper(planned, built, bad))
     return out
 
 
-def _upper(
-    planned: Hierarchy, built: Hierarchy, moved: set[str], bad: dict[str, list[LinkCheck]]
-) -> list[Finding]:
-    """Leaf groups (moved nodes aside) whose higher groups differ from the plan's."""
-    out: list[Finding] = []
+def _upper(planned: Hierarchy, built: Hierarchy, bad: dict[str, list[LinkCheck]]) -> list[Finding]:
+    """Leaf groups kept as planned whose spine, pod or core group reaches other switches."""
     names = [lv.name for lv in planned.levels]
     if names != [lv.name for lv in built.levels]:
-        out.append(
+        return [
             Finding(
                 "topology",
                 (planned.design,),
@@ -234,27 +230,34 @@ def _upper(
                 f"the tree has levels {', '.join(lv.name for lv in built.levels)} as built, "
                 f"planned {', '.join(names)}",
             )
-        )
-        return out
-    for k in range(1, len(planned.levels)):
-        want = {n: frozenset(g.nodes) - moved for g in planned.levels[k].groups for n in g.nodes}
-        have = {n: frozenset(g.nodes) - moved for g in built.levels[k].groups for n in g.nodes}
-        for g in planned.levels[0].groups:
-            stay = [n for n in g.nodes if n not in moved]
-            if not stay or want[stay[0]] == have.get(stay[0], frozenset()):
+        ]
+    out: list[Finding] = []
+    kept = {g.name: g for g in built.levels[0].groups}
+    for g in planned.levels[0].groups:
+        twin = kept.get(g.name)
+        if twin is None:
+            continue
+        node = twin.nodes[0]
+        for k in range(1, len(planned.levels)):
+            want = next(p for p in planned.levels[k].groups if node in p.nodes)
+            have = next(p for p in built.levels[k].groups if node in p.nodes)
+            if want.switches == have.switches:
                 continue
-            leaves = sorted(g.switches)
-            cables = tuple(sorted({c.label for s in leaves for c in bad.get(s, ())}))
+            extra = sorted(have.switches - want.switches)
+            lost = sorted(want.switches - have.switches)
+            cables = tuple(sorted({c.label for s in sorted(g.switches) for c in bad.get(s, ())}))
             out.append(
                 Finding(
                     "topology",
                     (g.name,),
                     cables,
-                    f"{planned.levels[0].name} {g.name} shares its {planned.levels[k].name} "
-                    f"with {len(have.get(stay[0], frozenset()))} node(s) as built, planned "
-                    f"{len(want[stay[0]])}: its uplinks differ from the plan",
+                    f"{planned.levels[0].name} {g.name} is not under {planned.levels[k].name} "
+                    f"{want.name} as planned: its uplinks reach "
+                    f"{', '.join(extra) or 'no other switch'} and not "
+                    f"{', '.join(lost) or '-'}; fix them and regenerate the files",
                 )
             )
+            break
     return out
 
 

@@ -66,10 +66,11 @@ def render(h: Hierarchy, origin: str = "from the plan") -> str:
     lines = header(h, origin, "Slurm topology.conf for TopologyPlugin=topology/block")
     sizes, notes = block_sizes(h)
     lines += [f"# {note}" for note in notes]
-    small = [b.name for b in h.levels[0].groups if len(b.nodes) > sizes[0]]
-    if small:
+    larger = [b.name for b in h.levels[0].groups if len(b.nodes) > sizes[0]]
+    if larger:
         lines.append(
-            f"# base block = the smallest block ({sizes[0]} nodes); larger blocks: {compress(small)}"
+            f"# base block size = the smallest block's node count ({sizes[0]}); larger blocks: "
+            f"{compress(larger)}"
         )
     for b in ordered_blocks(h):
         lines.append(f"BlockName={b.name} Nodes={compress(b.nodes)}")
