@@ -410,3 +410,16 @@ def test_handoff_uses_the_given_tree(catalog: Catalog) -> None:
     tree: Hierarchy = hierarchy(design)
     h = scheduler_files.handoff(design, catalog, tree, origin="as built (x)")
     assert "as built (x)" in scheduler_files.render("slurm-tree", h)
+
+
+def test_the_docs_show_what_the_command_prints(cli) -> None:
+    text = (ROOT / "docs" / "scheduler-handoff.md").read_text()
+    command = "railplan topology examples/h100-1k.yaml --format slurm-tree"
+    shown = text.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
+    res = cli(*command.split()[1:])
+    assert res.code == 0 and res.out == shown
+    labels = text.split("--format k8s-labels --label-keys topograph\n", 2)[2].split("```", 1)[0]
+    out = cli("topology", EXAMPLES / "hpn-pod.yaml", "--format", "k8s-labels", "--label-keys",
+              "topograph").out  # fmt: skip
+    body = "\n".join(ln for ln in out.splitlines() if not ln.startswith("#"))
+    assert body.startswith(labels.rstrip("\n"))

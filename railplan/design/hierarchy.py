@@ -93,7 +93,7 @@ _WHAT = {
     "su": "nodes sharing all their rail leaves (one scalable unit)",
     "rails": "nodes sharing all their rail switches",
     "tor": "nodes sharing their top-of-rack switches",
-    "bleaf": "nodes sharing their B leaf, hence every leaf (one hop on any rail)",
+    "bleaf": "nodes sharing their B leaf, hence every leaf (a one-hop path on any port)",
     "agroup": "nodes sharing their A leaves (rail-aligned A-port traffic stays one hop)",
     "matrix": "the whole Matrix (two hops through an A-B bundle)",
     "spine": "leaf groups under the same spines",
