@@ -117,12 +117,49 @@ def test_roft_leaf_groups_are_the_sus_and_one_spine_set() -> None:
     assert [len(g.nodes) for g in h.levels[0].groups] == [32] * 4
 
 
-def test_matrix_levels() -> None:
+def stripe_sets(design: Design) -> set[frozenset[str]]:
+    """Matrix: nodes at places [q*m, (q+1)*m) of every B leaf, read straight from the links."""
+    role = {s.id: s.role for s in design.switches}
+    order = {n.id: n.index for n in design.nodes}
+    on_b: dict[str, list[str]] = {}
+    for lk in design.links:
+        if lk.kind == "node-leaf" and role[lk.b_device] == "leaf-b":
+            on_b.setdefault(lk.b_device, [])
+            if lk.a_device not in on_b[lk.b_device]:
+                on_b[lk.b_device].append(lk.a_device)
+    a, b = sorted(s.id for s in design.switches if s.role == "leaf-a")[0], sorted(on_b)[0]
+    m = sum(1 for lk in design.links if {lk.a_device, lk.b_device} == {a, b})
+    sets: dict[int, set[str]] = {}
+    for members in on_b.values():
+        for place, node in enumerate(sorted(members, key=order.__getitem__)):
+            sets.setdefault(place // m, set()).add(node)
+    return {frozenset(v) for v in sets.values()}
+
+
+def test_matrix_levels_are_stripe_sets_then_the_matrix() -> None:
     design = example("matrix-4k")
     h = hierarchy(design)
-    assert [lv.name for lv in h.levels] == ["bleaf", "agroup", "matrix"]
-    assert {frozenset(g.nodes) for g in h.levels[0].groups} == _attached(design, ("leaf-b",))
-    assert {frozenset(g.nodes) for g in h.levels[1].groups} == _attached(design, ("leaf-a",))
+    assert [lv.name for lv in h.levels] == ["stripes", "matrix"]
+    assert {frozenset(g.nodes) for g in h.levels[0].groups} == stripe_sets(design)
+    assert [len(g.nodes) for g in h.levels[0].groups] == [128] * 4  # m = 8 places x 16 B leaves
+
+
+def test_matrix_jobs_inside_a_stripe_set_get_full_rate_packed_ones_do_not() -> None:
+    """Why the Matrix's groups are stripes: railplan's analyzer on the placements a scheduler
+    makes inside one group (its first nodes) against nodes packed on B leaves."""
+    from railplan.traffic.collisions import analyze
+
+    design = example("matrix-4k")
+    group = hierarchy(design).levels[0].groups[0]
+    index = {n.id: n.index for n in design.nodes}
+    for n in (16, 64):
+        inside = [index[x] for x in group.nodes[:n]]
+        packed = list(range(n))  # node order: whole B leaves
+        for pattern, key in (("ring", "order"), ("alltoall", "nodes")):
+            good = analyze(design, pattern, **{key: inside}).collective_fraction
+            bad = analyze(design, pattern, **{key: packed}).collective_fraction
+            assert good == pytest.approx(1.0), (n, pattern)
+            assert bad <= 0.5 + 1e-9, (n, pattern, bad)
 
 
 def test_three_tier_has_pods_then_cores() -> None:
@@ -227,7 +264,7 @@ def test_block_sizes_per_design() -> None:
         )  # fmt: skip
 
     assert sizes("h100-1k") == "BlockSizes=32,128"
-    assert sizes("matrix-4k") == "BlockSizes=32,128,512"
+    assert sizes("matrix-4k") == "BlockSizes=128,512"
     assert sizes("superpod-h100-4su") == "BlockSizes=31,124"  # the 31-node SU sets the base
     text = slurm_block.render(hierarchy(example("hpn-pod")))
     assert "BlockSizes=136\n" in text and "is not a power of two of blocks" in text

@@ -80,20 +80,23 @@ def test_h100_1k_one_spine_set_four_sus_and_a_32_node_job_in_one_su(tmp_path: Pa
         assert len(under) == 1, (job, levels[0])
 
 
-def test_matrix_4k_levels_are_b_leaves_then_a_leaves_then_the_matrix(tmp_path: Path) -> None:
+def test_matrix_4k_levels_are_stripe_sets_then_the_matrix(tmp_path: Path) -> None:
+    from tests.test_topology_handoff import stripe_sets
+
     design = _design("matrix-4k")
     nodes = [n.id for n in design.nodes]
     with slurmctld(tmp_path / "slurm", nodes, slurm_tree.render(hierarchy(design))) as slurm:
         levels = _levels(slurm.topology())
-        assert sorted(levels) == [0, 1, 2]
-        assert _node_sets(levels[0]) == _attached(design, ("leaf-b",))
-        assert len(levels[0]) == 16
+        assert sorted(levels) == [0, 1]
+        assert _node_sets(levels[0]) == stripe_sets(design) and len(levels[0]) == 4
         _each_once(design, levels[0])
-        assert _node_sets(levels[1]) == _attached(design, ("leaf-a",))
-        assert len(levels[1]) == 4
-        assert _node_sets(levels[2]) == {frozenset(nodes)}
+        assert _node_sets(levels[1]) == {frozenset(nodes)}
         job = slurm.allocation(slurm.submit(32))
         assert any(set(job) <= set(sw["nodes"]) for sw in levels[0])  # type: ignore[call-overload]
+        b_leaf = {lk.a_device: lk.b_device for lk in design.links
+                  if lk.b_device.startswith("p0-leafB")}  # fmt: skip
+        per_leaf = Counter(b_leaf[n] for n in job)
+        assert max(per_leaf.values()) <= 8  # at most m of the job's nodes on any B leaf
 
 
 def test_two_plane_roft_groups_each_su_over_both_planes(tmp_path: Path) -> None:

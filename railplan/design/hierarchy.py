@@ -14,10 +14,15 @@ The tree is read from the wiring (pairs of connected devices), never from the id
   of switches of the next tier. A 2-tier fabric has one spine group; a 3-tier one a group per
   pod, then the cores. Multi-plane fabrics are read across their planes: an SU's group holds
   its leaves in every plane, the spine group every plane's spines.
-- **Matrix** (leaf-a / leaf-b, no spine): level 1 is the nodes sharing their B leaf (and so
-  every leaf they have: every pair among them is one switch hop on any rail and any port);
-  level 2 the nodes sharing their A leaves (rail-aligned traffic on the A ports stays one hop,
-  the B ports cross an A-B bundle); the top level the whole Matrix (two hops through a bundle).
+- **Matrix** (leaf-a / leaf-b, no spine): locality buys nothing there, spreading does. A
+  flow leaves on one port and arrives on the peer's port in the other leaf group, crossing the
+  bundle of m links between the two leaves ("constant two-hop forwarding", as railplan's
+  traffic model routes it), so nodes packed on one B leaf pile their flows onto few bundles
+  (railplan's analyzer: a ring or all-to-all of 16 to 256 nodes packed on B leaves of
+  matrix-4k gets 0.25 to 0.5 of NIC rate). Level 1 is therefore the *stripe set*: the nodes in
+  places [q*m, (q+1)*m) of every B leaf; any job inside one has at most m nodes on a B leaf and
+  gets full rate (1.0 for ring and all-to-all at every size up to the set's 128 nodes). The
+  top level is the whole Matrix.
 - **the top**: when the groups of the highest level still share switches (or links join
   them), one more level joins them, so a job may span the whole connected fabric.
 
@@ -30,7 +35,7 @@ below it is left out.
 from __future__ import annotations
 
 import itertools
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -88,13 +93,12 @@ class Hierarchy:
 
 
 #: level names (and what they are) per family, lowest first; "spine" becomes "pod" under cores
-_LEAF_NAME = {"roft": "su", "rail-only": "rails", "fat-tree": "tor", "matrix": "bleaf"}
+_LEAF_NAME = {"roft": "su", "rail-only": "rails", "fat-tree": "tor", "matrix": "stripes"}
 _WHAT = {
     "su": "nodes sharing all their rail leaves (one scalable unit)",
     "rails": "nodes sharing all their rail switches",
     "tor": "nodes sharing their top-of-rack switches",
-    "bleaf": "nodes sharing their B leaf, hence every leaf (a one-hop path on any port)",
-    "agroup": "nodes sharing their A leaves (rail-aligned A-port traffic stays one hop)",
+    "stripes": "nodes holding at most m places (m = links per A-B pair) on every B leaf",
     "matrix": "the whole Matrix (two hops through an A-B bundle)",
     "spine": "leaf groups under the same spines",
     "pod": "leaf groups under the same pod spines",
@@ -115,6 +119,7 @@ def hierarchy(design: Design, pairs: Iterable[tuple[str, str]] | None = None) ->
     node_set = set(nodes)
     leaves: dict[str, set[str]] = defaultdict(set)
     adjacent: dict[str, set[str]] = defaultdict(set)
+    bundles: Counter[frozenset[str]] = Counter()
     for a, b in planned_pairs(design) if pairs is None else pairs:
         if a in node_set and b in switches:
             leaves[a].add(b)
@@ -123,18 +128,18 @@ def hierarchy(design: Design, pairs: Iterable[tuple[str, str]] | None = None) ->
         elif a in switches and b in switches and a != b:
             adjacent[a].add(b)
             adjacent[b].add(a)
+            bundles[frozenset((a, b))] += 1
     attached = [n for n in nodes if leaves[n]]
     family = design.topology
     first = _LEAF_NAME.get(family, "leaf")
-    groups = _split([(n, frozenset(leaves[n])) for n in attached], first)
-    levels = [Level(first, _WHAT.get(first, "nodes sharing their leaves"), groups)]
     if family == "matrix":
-        a_of = {g.name: frozenset(s for s in g.switches if switches[s].role == "leaf-a")
-                for g in groups}  # fmt: skip
-        levels.append(_parent(levels[-1], a_of, "agroup"))
-        reach = {g.name: _reach(g.switches, adjacent) for g in levels[-1].groups}
+        groups = _stripe_sets(attached, leaves, switches, bundles)
+        levels = [Level(first, _WHAT[first], groups)]
+        reach = {g.name: _reach(_real(g.switches, switches), adjacent) for g in groups}
         levels.append(_joined(levels[-1], reach, "matrix"))
     else:
+        groups = _split([(n, frozenset(leaves[n])) for n in attached], first)
+        levels = [Level(first, _WHAT.get(first, "nodes sharing their leaves"), groups)]
         tiers = sorted({s.tier for s in switches.values() if s.tier > 1})
         for tier in tiers:
             up = {g.name: _up(g.switches, adjacent, switches, tier) for g in levels[-1].groups}
@@ -151,6 +156,52 @@ def hierarchy(design: Design, pairs: Iterable[tuple[str, str]] | None = None) ->
         tuple(nodes),
         tuple(n for n in nodes if not leaves[n]),
     )
+
+
+def _stripe_sets(
+    attached: Sequence[str],
+    leaves: Mapping[str, set[str]],
+    switches: Mapping[str, Switch],
+    bundles: Counter[frozenset[str]],
+) -> tuple[Group, ...]:
+    """Matrix groups: the nodes in places [q*m, (q+1)*m) of every B leaf, one group per q.
+
+    A flow from X to Y leaves on X's A port and arrives on Y's B port (or the other way), so
+    it crosses the bundle between X's A leaf and Y's B leaf; a job with at most m nodes on any
+    B leaf puts at most m of its flows on a bundle of m links. A place is a node's rank among
+    its B leaf's nodes (node order); m is the commonest number of links between an A and a B
+    leaf. A node on no B leaf stands alone, keyed by its leaves.
+    """
+    on_b: dict[str, list[str]] = defaultdict(list)
+    for n in attached:
+        for sw in sorted(leaves[n]):
+            if switches[sw].role == "leaf-b":
+                on_b[sw].append(n)
+    place = {(n, b): i for b, members in on_b.items() for i, n in enumerate(members)}
+    counts = Counter(bundles.values())
+    m = (
+        max(counts, key=lambda c: (counts[c], c))
+        if counts
+        else max(map(len, on_b.values()), default=1)
+    )
+    rows: dict[tuple[object, ...], tuple[list[str], set[str]]] = {}
+    for n in attached:
+        mine = sorted((b for b in leaves[n] if switches[b].role == "leaf-b"),
+                      key=lambda b: (switches[b].plane, b))  # fmt: skip
+        key: tuple[object, ...] = (
+            tuple(place[(n, b)] // m for b in mine) if mine else tuple(sorted(leaves[n]))
+        )
+        members, slots = rows.setdefault(key, ([], set()))
+        members.append(n)
+        slots.update(f"{b}#{place[(n, b)] // m}" for b in mine)
+        if not mine:
+            slots.update(leaves[n])
+    return _named([(frozenset(sl), mem, ()) for mem, sl in rows.values()], "stripes")
+
+
+def _real(keys: frozenset[str], switches: Mapping[str, Switch]) -> frozenset[str]:
+    """The switches behind a group's keys (a Matrix stripe key is ``<B leaf>#<q>``)."""
+    return frozenset(k.split("#", 1)[0] for k in keys if k.split("#", 1)[0] in switches)
 
 
 def _split(items: Sequence[tuple[str, frozenset[str]]], prefix: str) -> tuple[Group, ...]:

@@ -245,7 +245,8 @@ def _upper(planned: Hierarchy, built: Hierarchy, bad: dict[str, list[LinkCheck]]
                 continue
             extra = sorted(have.switches - want.switches)
             lost = sorted(want.switches - have.switches)
-            cables = tuple(sorted({c.label for s in sorted(g.switches) for c in bad.get(s, ())}))
+            mine = sorted({s.split("#", 1)[0] for s in g.switches})  # a Matrix key is leaf#q
+            cables = tuple(sorted({c.label for s in mine for c in bad.get(s, ())}))
             out.append(
                 Finding(
                     "topology",

@@ -3,7 +3,7 @@
 Two key schemes:
 
 - ``railplan`` (default): ``<prefix><level>``, e.g. ``railplan/su`` and ``railplan/spine`` on
-  a 2-tier rail-optimized fat-tree, ``railplan/bleaf``, ``railplan/agroup``,
+  a 2-tier rail-optimized fat-tree, ``railplan/stripes`` and
   ``railplan/matrix`` on a Matrix (``design.hierarchy`` names the levels); ``--label-prefix``
   puts them under a domain of the site's own.
 - ``topograph``: the keys NVIDIA topograph writes (``pkg/topology/topology.go``:

@@ -118,9 +118,9 @@ def _cross_nic(design: Design) -> tuple[str, str]:
         )
     if family == "matrix":
         return "2", (
-            "Matrix: every A leaf links to every B leaf, so a flow between two nodes crosses "
-            "one leaf, or two through one A-B bundle, whichever NICs it uses; crossing NICs "
-            "adds no spine hop, and NCCL's default (2) may use it"
+            "Matrix: every A leaf links to every B leaf and a flow arrives on the peer's port "
+            "in the other leaf group, so it crosses one A-B bundle whichever NICs it uses; "
+            "crossing NICs adds no hop, and NCCL's default (2) may use it"
         )
     return "2", f"{family}: NCCL's default"
 

@@ -7,8 +7,8 @@ power of two (at most 2^15), and every block should hold at least the base size.
 the higher levels itself by joining consecutive blocks in the order they are listed (block i
 starts an aggregate of 2^k blocks when i is a multiple of 2^k).
 
-railplan's blocks are the leaf groups of ``design.hierarchy`` (an SU, a rack's ToRs, a Matrix B
-leaf), listed in tree order so that consecutive blocks share their higher group; the base size
+railplan's blocks are the leaf groups of ``design.hierarchy`` (an SU, a rack's ToRs, a Matrix
+stripe set), listed in tree order so that consecutive blocks share their higher group; the base size
 is the smallest block; a higher level of the design is given as a size only where each of its
 groups holds the same power-of-two number of blocks, so Slurm's aggregates are exactly the
 design's pods or spine groups. Any other level is left to Slurm (noted in the file).

@@ -6,8 +6,9 @@ characters), ``Nodes=`` the nodes of a leaf switch and ``Switches=`` the childre
 one, both as hostlist expressions; a switch has nodes or switches, never both, and a node sits
 under one leaf switch only ("Multiple leaf switches contain nodes" is a warning). A Slurm
 "switch" here is a group of the design's switches (``design.hierarchy``): the leaf level is the
-group of nodes that share every leaf (an SU's rail leaves, a rack's ToRs, a Matrix B leaf), so
-a job fills one group before it takes nodes under another, and so before it crosses a spine.
+group of nodes that share every leaf (an SU's rail leaves, a rack's ToRs) or, on a Matrix, a
+stripe set spread over the B leaves, so a job fills one group before it takes nodes under
+another, and so before it crosses a spine.
 """
 
 from __future__ import annotations
