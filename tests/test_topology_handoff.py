@@ -136,6 +136,20 @@ def stripe_sets(design: Design) -> set[frozenset[str]]:
     return {frozenset(v) for v in sets.values()}
 
 
+def test_roft_all_to_all_inside_an_su_beats_one_spread_over_sus_at_3_to_1() -> None:
+    """Why the SU is the leaf group: at 3:1 the spines are the bottleneck (railplan's analyzer)."""
+    from railplan.traffic.collisions import analyze
+
+    design = example("h100-1k", 'fabric.oversubscription="3:1"')
+    first = hierarchy(design).levels[0].groups
+    assert [len(g.nodes) for g in first] == [48, 48, 32]
+    index = {n.id: n.index for n in design.nodes}
+    inside = [index[n] for n in first[0].nodes]
+    spread = [index[n] for g in first for n in g.nodes[:16]]
+    assert analyze(design, "alltoall", nodes=inside).collective_fraction == pytest.approx(1.0)
+    assert analyze(design, "alltoall", nodes=spread).collective_fraction < 0.95
+
+
 def test_matrix_levels_are_stripe_sets_then_the_matrix() -> None:
     design = example("matrix-4k")
     h = hierarchy(design)
@@ -440,6 +454,15 @@ def test_cli_writes_each_format_deterministically(cli, tmp_path: Path) -> None:
     assert keys.code == 2 and "--label-keys 'nvidia'" in keys.err
     help_ = cli("topology", "--help")
     assert help_.code == 0 and "--from-asbuilt" in help_.out
+    assert not re.search(r"<(list\[|[a-z]+ range)", help_.out), help_.out
+    for argv, message in (
+        (("--label-prefix", "Bad Prefix/"), "--label-prefix 'Bad Prefix/': give a DNS subdomain"),
+        (("--names", EXAMPLES / "field" / "names.yaml"), "--names maps the names in as-built"),
+        (("--from-asbuilt", tmp_path / "none.txt"), "no such file or folder"),
+    ):
+        res = cli("topology", spec, *argv)
+        assert res.code == 2 and res.out == "" and message in res.err, res.err
+        assert res.err.count("\n") == 1 and "Traceback" not in res.err
 
 
 def test_handoff_uses_the_given_tree(catalog: Catalog) -> None:

@@ -70,7 +70,12 @@ def topology_cmd(
         raise SpecError(f"--format {fmt!r}: use one of {', '.join(FORMATS)}")
     if out is not None and not out.is_dir():
         out_file(out, "-o")
+    if names is not None and not from_asbuilt:
+        raise SpecError("--names maps the names in as-built captures; give it with --from-asbuilt")
     from railplan.render import scheduler_files
+    from railplan.render.k8s_labels import check_options
+
+    check_options(label_keys, label_prefix)
 
     catalog = src.catalog()
     if not from_asbuilt:

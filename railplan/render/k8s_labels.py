@@ -35,17 +35,22 @@ _PREFIX = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 _VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 
 
-def label_keys(h: Hierarchy, scheme: str = "railplan", prefix: str = DEFAULT_PREFIX) -> list[str]:
-    """The label key of each level, lowest level first."""
+def check_options(scheme: str, prefix: str) -> None:
+    """Refuse an unknown key scheme or a prefix that is not a DNS subdomain and a '/'."""
     if scheme not in KEY_SCHEMES:
         raise SpecError(f"--label-keys {scheme!r}: use one of {', '.join(KEY_SCHEMES)}")
-    if scheme == "topograph":
-        return [f"{TOPOGRAPH_TIER}{i}" for i in range(len(h.levels))]
     if len(prefix) > 254 or not _PREFIX.match(prefix):
         raise SpecError(
             f"--label-prefix {prefix[:80]!r}: give a DNS subdomain ending in '/', e.g. "
             "fabric.example.com/"
         )
+
+
+def label_keys(h: Hierarchy, scheme: str = "railplan", prefix: str = DEFAULT_PREFIX) -> list[str]:
+    """The label key of each level, lowest level first."""
+    check_options(scheme, prefix)
+    if scheme == "topograph":
+        return [f"{TOPOGRAPH_TIER}{i}" for i in range(len(h.levels))]
     return [f"{prefix}{lv.name}" for lv in h.levels]
 
 
