@@ -300,7 +300,9 @@ async def test_export_writes_the_files(tmp_path: Path, monkeypatch, catalog):
         assert (folder / "cables.csv").read_text().count("\n") == len(design.cables) + 1
         for pdf in ("sheets.pdf", "testplan.pdf"):
             assert (folder / pdf).read_bytes().startswith(b"%PDF")
-        assert "wrote 5 file(s)" in str(tui.screen.query_one("#dialog-message", Static).content)
+        assert f"wrote {len(FILES)} file(s)" in str(
+            tui.screen.query_one("#dialog-message", Static).content
+        )
         await pilot.press("escape")
 
 

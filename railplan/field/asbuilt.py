@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from railplan.design import Design
@@ -65,6 +66,16 @@ def check_asbuilt(
 ) -> AsBuiltReport:
     """Parse the as-built inputs and compare them with ``design``."""
     names_map = names if isinstance(names, NameMap) else NameMap.load(design, names)
+    parsed, inputs = read_inputs(lldp, ibnetdiscover, iblinkinfo)
+    return compare(design, parsed, names_map, inputs)
+
+
+def read_inputs(
+    lldp: Sequence[str | Path] | None = None,
+    ibnetdiscover: str | Path | None = None,
+    iblinkinfo: str | Path | None = None,
+) -> tuple[list[Neighbors], list[str]]:
+    """Every as-built input parsed, and the files read (at least one is required)."""
     parsed: list[Neighbors] = []
     inputs: list[str] = []
     for file in lldp_files(lldp or []):
@@ -80,7 +91,7 @@ def check_asbuilt(
         raise FieldInputError(
             "give at least one as-built input: LLDP files, ibnetdiscover or iblinkinfo"
         )
-    return compare(design, parsed, names_map, inputs)
+    return parsed, inputs
 
 
 # -- comparison ---------------------------------------------------------------------------------
@@ -110,6 +121,22 @@ def compare(
     inputs: Sequence[str] = (),
 ) -> AsBuiltReport:
     """Compare parsed cabling inputs with ``design`` (``check_asbuilt`` without the files)."""
+    seen = observe(design, parsed, names)
+    return judge(design, names, seen.edges, seen.covered, seen.warnings, seen.ignored, inputs)
+
+
+@dataclass
+class Observed:
+    """What the inputs show: the edges between ports, the devices they cover, what was skipped."""
+
+    edges: dict[frozenset[End], Seen]
+    covered: set[str]
+    warnings: list[str]
+    ignored: int
+
+
+def observe(design: Design, parsed: Sequence[Neighbors], names: NameMap) -> Observed:
+    """The edges the parsed inputs report, in the design's names, and the devices they cover."""
     warnings: list[str] = []
     covered: set[str] = set()
     skipped: set[str] = set()
@@ -139,7 +166,7 @@ def compare(
             if s.rate_gbps is not None:
                 seen.rates.append(s.rate_gbps)
             seen.sources.append(s.source)
-    return judge(design, names, edges, covered, warnings, ignored, inputs)
+    return Observed(edges, covered, warnings, ignored)
 
 
 def _edge(names: NameMap, s: Sighting) -> frozenset[End] | None:
@@ -160,8 +187,11 @@ __all__ = [
     "AsBuiltReport",
     "Finding",
     "LinkCheck",
+    "Observed",
     "Unexpected",
     "check_asbuilt",
     "compare",
     "lldp_files",
+    "observe",
+    "read_inputs",
 ]

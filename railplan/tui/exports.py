@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -29,7 +30,19 @@ def save_spec(spec_data: dict[str, object], path: Path) -> Spec:
     return spec
 
 
-FILES = ("spec.yaml", "design.json", "cables.csv", "sheets.pdf", "testplan.pdf")
+#: the scheduler handoff files (``railplan topology``): file name -> its --format
+SCHEDULER_FILES = {
+    "topology.conf": "slurm-tree",
+    "topology-block.conf": "slurm-block",
+    "topology.yaml": "slurm-yaml",
+    "node-labels.yaml": "k8s-labels",
+    "label-nodes.sh": "k8s-kubectl",
+    "kueue-topology.yaml": "kueue",
+    "nccl.env": "nccl",
+}
+FILES: tuple[str, ...] = (
+    "spec.yaml", "design.json", "cables.csv", "sheets.pdf", "testplan.pdf", *SCHEDULER_FILES,
+)  # fmt: skip
 STEPS = len(FILES) + 2
 
 
@@ -42,7 +55,7 @@ def export_stream(
     child process (see runner.py) so the UI stays responsive and Escape can stop it.
     """
     from railplan.physical.bom import bom
-    from railplan.render import cables_csv
+    from railplan.render import cables_csv, scheduler_files
     from railplan.render.pdf_sheets import render_sheets
     from railplan.render.pdf_testplan import render_testplan
     from railplan.testplan import TestPlanOptions, build_testplan, design_hash
@@ -64,6 +77,9 @@ def export_stream(
             build_testplan(design, catalog, TestPlanOptions()), "a4"
         )[0],
     }
+    handoff = scheduler_files.handoff(design, catalog)
+    for name, fmt in SCHEDULER_FILES.items():
+        makers[name] = functools.partial(scheduler_files.render, fmt, handoff)
     for step, name in enumerate(FILES, start=2):
         yield f"writing {name}", step, ""
         path = write_atomic(folder / name, makers[name]())
