@@ -104,7 +104,9 @@ def align(before: Design, after: Design, budget_s: float = 10.0) -> Alignment:
             ):
                 fixed_groups[lk.a_device, lk.b_device, lk.kind].append(lk)
         elif a_fixed or b_fixed:
-            loose_links[lk.b_device if a_fixed else lk.a_device].append((lk, "b" if a_fixed else "a"))
+            loose_links[lk.b_device if a_fixed else lk.a_device].append(
+                (lk, "b" if a_fixed else "a")
+            )
         else:
             both_loose += 1
     kept_links: list[Link] = []
@@ -152,7 +154,9 @@ def align(before: Design, after: Design, budget_s: float = 10.0) -> Alignment:
     for (i, j), links in sorted(chosen.items()):
         if mapping.get(i) == j:
             kept_links += links
-    renamed = {loose_b[i]: loose_a[j] for i, j in sorted(mapping.items()) if loose_b[i] != loose_a[j]}
+    renamed = {
+        loose_b[i]: loose_a[j] for i, j in sorted(mapping.items()) if loose_b[i] != loose_a[j]
+    }
     new_before = _renamed(before, renamed)
     new_after = _renumbered(after, [_rename_link(lk, renamed) for lk in kept_links])
     installed = len(before.links)
@@ -183,7 +187,9 @@ def align(before: Design, after: Design, budget_s: float = 10.0) -> Alignment:
 
 def _rename_link(lk: Link, names: dict[str, str]) -> Link:
     return dataclasses.replace(
-        lk, a_device=names.get(lk.a_device, lk.a_device), b_device=names.get(lk.b_device, lk.b_device)
+        lk,
+        a_device=names.get(lk.a_device, lk.a_device),
+        b_device=names.get(lk.b_device, lk.b_device),
     )
 
 

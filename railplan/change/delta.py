@@ -174,11 +174,15 @@ def _item_diff(
     for legs, item in old.cables.items():
         moved_legs = frozenset(translate.get(leg, leg) for leg in legs)
         owner = leg_owner.get(next(iter(moved_legs)))
-        if owner is not None and owner.line == item.line and moved_legs <= owner.legs:
-            if owner.legs not in kept_after:
-                kept_after.add(owner.legs)
-                reused.add(legs)
-                continue
+        if (
+            owner is not None
+            and owner.line == item.line
+            and moved_legs <= owner.legs
+            and owner.legs not in kept_after
+        ):
+            kept_after.add(owner.legs)
+            reused.add(legs)
+            continue
         removed[item.line] += 1
     for legs, item in new.cables.items():
         if legs not in kept_after:

@@ -73,7 +73,9 @@ def inventory(design: Design, catalog: Catalog) -> Inventory:
     modules: dict[tuple[str, int], str] = {}
     for cab in design.cables:
         lk = links[cab.link_id]
-        for (dev, port), part in zip(ends_of(lk), (cab.transceiver_a, cab.transceiver_b)):
+        for (dev, port), part in zip(
+            ends_of(lk), (cab.transceiver_a, cab.transceiver_b), strict=False
+        ):
             if part and part in catalog.transceivers:
                 modules.setdefault((dev, _cage(design, dev, port, switches)), part)
     plant_links = {s.link_id for s in design.segments}

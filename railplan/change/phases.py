@@ -12,6 +12,7 @@ rather than trusting the construction.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -149,7 +150,9 @@ def subset_problems(before: Design, after: Design) -> list[str]:
     where = {p.device: (p.rack, p.u) for p in after.placements}
     for p in before.placements:
         if where.get(p.device) != (p.rack, p.u):
-            out.append(f"{p.device} stands at {p.rack} U{p.u} in {before.name} but not in {after.name}")
+            out.append(
+                f"{p.device} stands at {p.rack} U{p.u} in {before.name} but not in {after.name}"
+            )
     return out
 
 
@@ -174,7 +177,7 @@ def plan_phases(
     Raises SpecError when the phases do not grow (GPUs must increase phase by phase).
     """
     sizes = [g for _, g in phases]
-    if any(b <= a for a, b in zip(sizes, sizes[1:], strict=False)):
+    if any(b <= a for a, b in itertools.pairwise(sizes)):
         raise SpecError(f"phases: GPUs must grow phase by phase, got {sizes}")
     designs = []
     for i, (name, gpus) in enumerate(phases):
@@ -187,7 +190,7 @@ def plan_phases(
     for ph in designs:
         problems += [f"phase {ph.name}: {p}" for p in check(ph.design, catalog)]
     steps = []
-    for a, b in zip(designs, designs[1:], strict=False):
+    for a, b in itertools.pairwise(designs):
         problems += [f"{a.name} -> {b.name}: {p}" for p in subset_problems(a.design, b.design)]
         steps.append(delta(a.design, b.design, catalog))
     return PhasePlan(final, tuple(designs), tuple(steps), tuple(problems))

@@ -84,9 +84,7 @@ def solve_regrow(
     # a greedy start: installed switches in turn take their best free new switch
     taken: set[int] = set()
     for i, g in enumerate(gain):
-        best = max(
-            ((w, -j) for j, w in g.items() if w > 0 and j not in taken), default=None
-        )
+        best = max(((w, -j) for j, w in g.items() if w > 0 and j not in taken), default=None)
         if best is not None:
             taken.add(-best[1])
             model.add_hint(x[i, -best[1]], 1)
