@@ -188,18 +188,18 @@ def _item_diff(
         if legs not in kept_after:
             added[item.line] += 1
     for key in new.plant.keys() | old.plant.keys():
-        a, b = old.plant.get(key), new.plant.get(key)
+        was, now = old.plant.get(key), new.plant.get(key)
         same = (
-            a is not None
-            and b is not None
-            and a.line == b.line
-            and frozenset(translate.get(leg, leg) for leg in a.legs) <= b.legs
+            was is not None
+            and now is not None
+            and was.line == now.line
+            and frozenset(translate.get(leg, leg) for leg in was.legs) <= now.legs
         )
         if not same:
-            if a is not None:
-                removed[a.line] += 1
-            if b is not None:
-                added[b.line] += 1
+            if was is not None:
+                removed[was.line] += 1
+            if now is not None:
+                added[now.line] += 1
     for pid in new.panels.keys() | old.panels.keys():
         a_p, b_p = old.panels.get(pid), new.panels.get(pid)
         if a_p is not None and b_p is not None and a_p[:4] == b_p[:4]:

@@ -185,7 +185,7 @@ def diff(
         if other is not None and other != k and k not in in_swap and other not in in_swap:
             in_swap |= {k, other}
             swapped.append((m, moves[other][3]))
-    changed = []
+    changed: list[tuple[str, tuple[tuple[str, str, str], ...]]] = []
     for la_id, lb_id in sorted(kept.items()):
         ca, cb = cables_a.get(la_id), cables_b.get(lb_id)
         if ca is None or cb is None:

@@ -20,6 +20,7 @@ from railplan.change.phases import PhasePlan, plan_phases, subset_problems
 from railplan.change.testplan import DeltaTestPlan, delta_testplan
 from railplan.design import Design
 from railplan.errors import InfeasibleError, SpecError
+from railplan.identifiers import ID_RULE, is_id, shown
 from railplan.spec import Spec
 from railplan.validate import check
 
@@ -137,9 +138,19 @@ def grow_phases(
         raise SpecError(
             "no phases: add phases: [{name, gpus}, ...] to the spec or give --phase NAME=GPUS"
         )
+    for name, _ in wanted:
+        if not is_id(name):
+            raise SpecError(f"phase name {shown(name)}: use {ID_RULE} characters")
     if wanted[-1][1] != spec.cluster.gpus:
         wanted = [*wanted, ("final", spec.cluster.gpus)]
     final = build(spec, catalog).design
+    per_node = final.shape.gpus
+    for name, gpus in wanted:
+        if gpus % per_node or not 0 < gpus <= final.gpus:
+            raise SpecError(
+                f"phase {name}: {gpus} GPUs is not whole {per_node}-GPU nodes up to the "
+                f"final {final.gpus}; give a multiple of {per_node} no larger than cluster.gpus"
+            )
     bounds = []
     for _, gpus in wanted:
         raw = spec_to_dict(spec)

@@ -86,10 +86,10 @@ def inventory(design: Design, catalog: Catalog) -> Inventory:
     cables: dict[frozenset[Ends], CableItem] = {}
     for key, rows in by_physical.items():
         rows.sort(key=lambda c: c.link_id)
-        part = catalog.cables[rows[0].media]
+        media = catalog.cables[rows[0].media]
         length = max(max(c.length_m for c in rows), 0.0)
         legs = frozenset(ends_of(links[c.link_id]) for c in rows)
-        line = (line_kind(part, False), part.id, _stocked(catalog, part.id, length))
+        line = (line_kind(media, False), media.id, _stocked(catalog, media.id, length))
         cables[legs] = CableItem(key, line, legs)
     pieces: dict[str, list] = defaultdict(list)
     for seg in design.segments:
@@ -97,10 +97,10 @@ def inventory(design: Design, catalog: Catalog) -> Inventory:
     plant: dict[str, CableItem] = {}
     for key, segs in pieces.items():
         segs.sort(key=lambda s: (s.link_id, s.seq))
-        part = catalog.cables[segs[0].part]
+        piece = catalog.cables[segs[0].part]
         length = max(max(s.length_m for s in segs), 0.0)
         legs = frozenset(ends_of(links[s.link_id]) for s in segs)
-        line = (line_kind(part, True), part.id, _stocked(catalog, part.id, length))
+        line = (line_kind(piece, True), piece.id, _stocked(catalog, piece.id, length))
         plant[key] = CableItem(key, line, legs)
     panels = {p.id: (p.part, p.rack, p.u, p.cassette, p.cassettes) for p in design.panels}
     return Inventory(

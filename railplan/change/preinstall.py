@@ -84,7 +84,7 @@ def choices(
         moves = (alone_moves or {}).get(ph.name)
         if own is not None:
             n2, price2, _ = _upper_cost(own, catalog)
-            later = f"{n2} switches, sized for {ph.gpus} GPUs alone"
+            later = f"{n2} switches (phase sized alone)"
             later_usd: float | None = price2
         else:
             later, later_usd = "not computed", None
@@ -92,7 +92,7 @@ def choices(
             Choice(
                 ph.name,
                 "spine and core switches",
-                f"{n} switches of the final design, {free} ports kept free for later phases",
+                f"{n} switches, {free} ports free for later",
                 price,
                 later,
                 later_usd,
@@ -106,9 +106,9 @@ def choices(
             Choice(
                 ph.name,
                 "fibre plant (trunks, panels, cassettes)",
-                "the final design's whole plant",
+                "the final design's plant",
                 final_plant,
-                "only what this phase's links ride",
+                "this phase's links only",
                 plant_now,
                 0,
                 0,
@@ -121,9 +121,9 @@ def choices(
             Choice(
                 ph.name,
                 "network rack positions",
-                f"all {final_racks} network racks stood (not priced: no rack in the catalog)",
+                f"all {final_racks} network racks",
                 None,
-                f"{racks_now} racks this phase fills",
+                f"{racks_now} network racks",
                 None,
                 0,
                 0,
@@ -133,9 +133,9 @@ def choices(
             Choice(
                 ph.name,
                 "tray capacity",
-                f"trays sized for the final {len(final.cables)} cables",
+                f"sized for {len(final.cables)} cables",
                 None,
-                f"{len(d.cables)} cables laid now (tray fill is not modelled; size for the final)",
+                f"{len(d.cables)} cables now",
                 None,
                 0,
                 0,

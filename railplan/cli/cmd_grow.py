@@ -163,19 +163,17 @@ def _buy_later(
 
 def _show(g: "Growth") -> None:
     from railplan.cli.show import print_table, rows_table
-    from railplan.render.change_report import BILL_COLUMNS, MOVE_COLUMNS, bill_rows, move_rows
+    from railplan.render.change_report import BILL_COLUMNS, bill_rows
 
     d = g.change
     title = f"{d.before} ({g.before.gpus} GPUs) -> {d.after} ({g.after.gpus} GPUs): delta bill"
-    print_table(rows_table(title, BILL_COLUMNS, bill_rows(d.lines)))
+    print_table(rows_table(title, BILL_COLUMNS[:6], [r[:6] for r in bill_rows(d.lines)]))
     if d.moves:
-        print_table(
-            rows_table(
-                "moves, in technician order",
-                MOVE_COLUMNS[:11],
-                [r[:11] for r in move_rows(d.moves[:50])],
-            )
-        )
+        rows = [
+            [str(k), m.cable, f"{m.from_device} {m.from_port}", f"{m.to_device} {m.to_port}"]
+            for k, m in enumerate(d.moves[:50], 1)
+        ]
+        print_table(rows_table("moves, in technician order", ["step", "cable", "from", "to"], rows))
         if len(d.moves) > 50:
             typer.echo(f"... {len(d.moves) - 50} more moves in moves.csv (-o DIR)")
     typer.echo(

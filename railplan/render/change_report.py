@@ -234,7 +234,7 @@ def growth_json(g: Growth) -> dict[str, Any]:
 
 def choice_rows(choices: Sequence[Choice]) -> list[list[str]]:
     def usd(x: float | None) -> str:
-        return "not priced" if x is None else f"${x:,.0f}"
+        return "-" if x is None else f"${x:,.0f}"
 
     rows = []
     for c in choices:
@@ -255,15 +255,7 @@ def choice_rows(choices: Sequence[Choice]) -> list[list[str]]:
     return rows
 
 
-CHOICE_HEADER = (
-    "phase",
-    "item class",
-    "pre-install",
-    "cost now",
-    "buy later",
-    "cost now",
-    "moves at next phase",
-)
+CHOICE_HEADER = ("phase", "item", "pre-install", "cost", "buy later", "cost", "moves next")
 
 
 def growth_markdown(g: Growth, choices: Sequence[Choice] = ()) -> str:
