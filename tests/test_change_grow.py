@@ -187,3 +187,43 @@ def test_any_phases_are_nested_subsets_with_exact_delta_bills(h100_final, catalo
         expected = _bill(b.design, catalog)
         expected.subtract(_bill(a.design, catalog))
         assert step.bill_counts() == {k: v for k, v in expected.items() if v}
+
+
+PHASE_EXAMPLES = (
+    "basepod-8node",  # rail-only
+    "fat-tree-1k",  # per-rack ToRs
+    "seed003-matrix",  # spineless Matrix: the whole mesh stands from day one
+    "superpod-h100-4su",  # reserved UFM ports on an attached device
+    "layout-64gpu-tray-graph",
+    "seed000-2node",
+)
+
+
+@pytest.mark.parametrize("name", PHASE_EXAMPLES)
+def test_every_family_grows_from_half_without_moves(name, catalog):
+    final = build(load_spec(EXAMPLES / f"{name}.yaml"), catalog).design
+    per = final.shape.gpus
+    half = max(per, final.gpus // 2 // per * per)
+    plan = plan_phases(final, [("half", half), ("all", final.gpus)], catalog, [1, 1])
+    assert plan.problems == ()
+    (step,) = plan.steps
+    assert not step.moves and not step.removed and not step.changed
+    expected = _bill(final, catalog)
+    expected.subtract(_bill(plan.phases[0].design, catalog))
+    assert step.bill_counts() == {k: v for k, v in expected.items() if v}
+
+
+def test_fibre_plant_phases_add_plates_trunks_and_harnesses(catalog):
+    """A Matrix whose leaf mesh runs through patch panels (tests/test_plant.py's design)."""
+    from tests.conftest import make_spec
+
+    spec = make_spec(1280, "h20-4x2x200g", topology="matrix", switches=["cx732q-n"])
+    final = build(spec, catalog).design
+    assert final.segments
+    plan = plan_phases(final, [("half", 640), ("all", 1280)], catalog, [1, 1])
+    assert plan.problems == ()
+    (step,) = plan.steps
+    expected = _bill(final, catalog)
+    expected.subtract(_bill(plan.phases[0].design, catalog))
+    assert step.bill_counts() == {k: v for k, v in expected.items() if v}
+    assert not step.moves and not step.removed

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from railplan.catalog import Catalog
 from railplan.design import Design, Link
+from railplan.design.ends import link_ends
 from railplan.physical.bom_items import line_kind
 
 #: one end of a link: (device, logical port)
@@ -59,25 +60,17 @@ def _stocked(catalog: Catalog, part: str, length: float) -> float:
     return stock if stock is not None else cab.lengths_m[-1]
 
 
-def _cage(design: Design, device: str, port: int, switches: dict) -> int:
-    sw = switches.get(device)
-    if sw is not None:
-        return int(sw.cage_of(port)[0])
-    return port // max(1, design.shape.ports_per_cage)
-
-
 def inventory(design: Design, catalog: Catalog) -> Inventory:
     """The installed items of a laid-out ``design`` (cables, modules and plant from its rows)."""
-    switches = design.switch_by_id()
     links = {lk.id: lk for lk in design.links}
+    cages = link_ends(design, catalog) if design.cables else {}
     modules: dict[tuple[str, int], str] = {}
-    for cab in design.cables:
-        lk = links[cab.link_id]
-        for (dev, port), part in zip(
-            ends_of(lk), (cab.transceiver_a, cab.transceiver_b), strict=False
+    for cab in sorted(design.cables, key=lambda c: c.link_id):
+        for end, part in zip(
+            cages[cab.link_id], (cab.transceiver_a, cab.transceiver_b), strict=True
         ):
             if part and part in catalog.transceivers:
-                modules.setdefault((dev, _cage(design, dev, port, switches)), part)
+                modules.setdefault((end.device, end.cage), part)
     plant_links = {s.link_id for s in design.segments}
     by_physical: dict[str, list] = defaultdict(list)
     for cab in design.cables:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from railplan.catalog import Catalog
 from railplan.change.delta import Delta, delta
 from railplan.change.inventory import ends_of
-from railplan.design import Design
+from railplan.design import Design, PatchPanel
 from railplan.errors import SpecError
 from railplan.validate import check
 
@@ -39,7 +39,13 @@ def phase_nodes(final: Design, gpus: int) -> int:
     return math.ceil(gpus / final.shape.gpus)
 
 
-def cut(final: Design, gpus: int, name: str, lower_bound: int | None = None) -> Design:
+def cut(
+    final: Design,
+    gpus: int,
+    name: str,
+    lower_bound: int | None = None,
+    catalog: Catalog | None = None,
+) -> Design:
     """The part of laid-out ``final`` that a phase of ``gpus`` GPUs installs."""
     if not 1 <= gpus <= final.gpus:
         raise SpecError(
@@ -58,7 +64,6 @@ def cut(final: Design, gpus: int, name: str, lower_bound: int | None = None) -> 
     kept_nodes |= {n.id for n in final.nodes if n.spare and n.su in sus}
     keep: set[str] = set(kept_nodes)
     whole = final.sizing.whole_su
-    switches = final.switch_by_id()
     for lk in final.links:
         if lk.kind == "node-leaf" and lk.a_device in kept_nodes:
             keep.add(lk.b_device)
@@ -74,12 +79,24 @@ def cut(final: Design, gpus: int, name: str, lower_bound: int | None = None) -> 
         for lk in final.links:
             if lk.kind == kind and lk.a_device in keep:
                 keep.add(lk.b_device)
+    # spineless meshes (Matrix, rail-only ISLs): the mesh a kept leaf belongs to stands whole
+    # from day one (a Matrix is a complete bipartite A x B: a part of it is no Matrix), with
+    # the node ports of its leaves reserved for later phases
+    mesh = [lk for lk in final.links if lk.kind == "leaf-leaf"]
+    mesh_ids: set[str] = set()
+    grown = True
+    while grown:
+        grown = False
+        for lk in mesh:
+            if lk.id not in mesh_ids and (lk.a_device in keep or lk.b_device in keep):
+                mesh_ids.add(lk.id)
+                keep |= {lk.a_device, lk.b_device}
+                grown = True
     links = tuple(
         lk
         for lk in final.links
-        if lk.a_device in keep
-        and lk.b_device in keep
-        and (lk.kind != "leaf-leaf" or lk.a_device in switches)
+        if (lk.a_device in keep and lk.b_device in keep and lk.kind != "leaf-leaf")
+        or lk.id in mesh_ids
     )
     link_ids = {lk.id for lk in links}
     segments = tuple(s for s in final.segments if s.link_id in link_ids)
@@ -87,9 +104,7 @@ def cut(final: Design, gpus: int, name: str, lower_bound: int | None = None) -> 
     for s in segments:
         for dev, port in ((s.a_device, s.a_port), (s.b_device, s.b_port)):
             used.setdefault(dev, set()).add(port.split("/")[0])
-    panels = tuple(
-        dataclasses.replace(p, used=len(used.get(p.id, ()))) for p in final.panels if p.id in used
-    )
+    panels = tuple(_fewer_plates(p, len(used[p.id]), catalog) for p in final.panels if p.id in used)
     on_floor = keep | {p.id for p in panels}
     placements = tuple(p for p in final.placements if p.device in on_floor)
     racks_used = {p.rack for p in placements}
@@ -118,6 +133,13 @@ def cut(final: Design, gpus: int, name: str, lower_bound: int | None = None) -> 
         panels=panels,
         segments=segments,
     )
+
+
+def _fewer_plates(panel: PatchPanel, used: int, catalog: Catalog | None) -> PatchPanel:
+    """The panel with the adapter plates its used ports need (the rest are bought later)."""
+    per = catalog.cassettes[panel.cassette].ports if catalog is not None else 0
+    plates = math.ceil(used / per) if per else panel.cassettes
+    return dataclasses.replace(panel, used=used, cassettes=plates)
 
 
 def subset_problems(before: Design, after: Design) -> list[str]:
@@ -182,7 +204,7 @@ def plan_phases(
     designs = []
     for i, (name, gpus) in enumerate(phases):
         lb = lower_bounds[i] if lower_bounds is not None else None
-        design = final if gpus == final.gpus else cut(final, gpus, name, lb)
+        design = final if gpus == final.gpus else cut(final, gpus, name, lb, catalog)
         if gpus == final.gpus and design.name != name:
             design = dataclasses.replace(final, name=name)
         designs.append(Phase(name, gpus, design))
