@@ -156,9 +156,16 @@ def test_phases_must_grow_and_end_at_the_cluster(catalog):
         spec_from_dict(
             {"cluster": {"gpus": 64, "node": "dgx-h100"}, "phases": [{"name": "a", "gpus": 64}, {"name": "b", "gpus": 32}]}
         )
-    with pytest.raises(SpecError, match="cluster.gpus"):
+    with pytest.raises(SpecError, match="more than cluster.gpus"):
         spec_from_dict(
-            {"cluster": {"gpus": 64, "node": "dgx-h100"}, "phases": [{"name": "a", "gpus": 32}]}
+            {"cluster": {"gpus": 64, "node": "dgx-h100"}, "phases": [{"name": "a", "gpus": 128}]}
+        )
+    with pytest.raises(SpecError, match="its own name"):
+        spec_from_dict(
+            {
+                "cluster": {"gpus": 64, "node": "dgx-h100"},
+                "phases": [{"name": "a", "gpus": 32}, {"name": "a", "gpus": 64}],
+            }
         )
     spec = spec_from_dict(
         {

@@ -72,8 +72,18 @@ def test_grow_refuses_bad_phases(cli, tmp_path):
     r = cli("grow", spec)
     assert r.code == 2 and "no phases" in r.err
     phased = yaml.safe_load((EXAMPLES / "h100-1k.yaml").read_text())
-    phased["phases"] = [{"name": "one", "gpus": 512}, {"name": "two", "gpus": 1000}]
+    phased["phases"] = [{"name": "one", "gpus": 512}, {"name": "two", "gpus": 2048}]
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(phased))
     r = cli("grow", str(bad))
     assert r.code == 2 and "phases" in r.err and "cluster.gpus" in r.err
+
+
+def test_grow_and_diff_help_read_plainly(cli):
+    import re
+
+    for command in ("grow", "diff"):
+        res = cli(command, "--help")
+        assert res.code == 0 and "--help" in res.out
+        assert not re.search(r"<(list\[|[a-z]+ range)", res.out), res.out
+    assert "--since" in cli("asbuilt", "--help").out

@@ -142,7 +142,8 @@ def grow_phases(
         if not is_id(name):
             raise SpecError(f"phase name {shown(name)}: use {ID_RULE} characters")
     if wanted[-1][1] != spec.cluster.gpus:
-        wanted = [*wanted, ("final", spec.cluster.gpus)]
+        last = "final" if all(name != "final" for name, _ in wanted) else f"{spec.name}-final"
+        wanted = [*wanted, (last, spec.cluster.gpus)]
     final = build(spec, catalog).design
     per_node = final.shape.gpus
     for name, gpus in wanted:

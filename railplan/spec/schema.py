@@ -399,8 +399,9 @@ class Spec(_Strict):
     phases: list[PhaseSpec] = Field(
         default_factory=list,
         max_length=64,
-        description="Build-out phases, smallest first; the last has cluster.gpus. Each phase "
-        "is cut from the final design, so its cabling is a subset of the next phase's",
+        description="Build-out phases, smallest first, up to cluster.gpus (the final build, "
+        "a last phase of its own when no phase has it). Each phase is cut from the final "
+        "design, so its cabling is a subset of the next phase's",
     )
 
     @model_validator(mode="after")
@@ -410,9 +411,9 @@ class Spec(_Strict):
         sizes = [p.gpus for p in self.phases]
         if any(b <= a for a, b in itertools.pairwise(sizes)):
             raise ValueError(f"phases: GPUs must grow phase by phase, got {sizes}")
-        if sizes[-1] != self.cluster.gpus:
+        if sizes[-1] > self.cluster.gpus:
             raise ValueError(
-                f"phases: the last phase has {sizes[-1]} GPUs; give it cluster.gpus "
+                f"phases: the last phase has {sizes[-1]} GPUs, more than cluster.gpus "
                 f"({self.cluster.gpus}), the final build every phase is cut from"
             )
         names = [p.name for p in self.phases]
