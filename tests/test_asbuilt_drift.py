@@ -81,7 +81,10 @@ def test_two_exchanged_cables_are_one_swap(tmp_path):
     design = read_design(DESIGN)
     names = NameMap.load(design, NAMES)
     report = drift(
-        design, names, read_capture(design, names, [FIELD / "lldp"]), read_capture(design, names, [new])
+        design,
+        names,
+        read_capture(design, names, [FIELD / "lldp"]),
+        read_capture(design, names, [new]),
     )
     assert [e.kind for e in report.entries] == ["swapped", "swapped"]
     assert report.count("moved") == report.count("removed") == report.count("added") == 0
@@ -107,7 +110,13 @@ def test_asbuilt_since_on_the_command_line(moved_capture, cli):
     assert change["kind"] == "moved" and change["cable"] == cab.id
     assert change["label_a"] == cab.label_a and change["label_b"] == cab.label_b
     text = cli(
-        "asbuilt", str(DESIGN), "--lldp", str(moved_capture), "--names", str(NAMES),
-        "--since", str(FIELD / "lldp"),
+        "asbuilt",
+        str(DESIGN),
+        "--lldp",
+        str(moved_capture),
+        "--names",
+        str(NAMES),
+        "--since",
+        str(FIELD / "lldp"),
     )
     assert cab.id in text.out and "1 moved" in text.out

@@ -16,10 +16,10 @@ from .test_tui_drills import wait_drill
 
 def test_the_phases_text_reads_and_writes_spec_phases():
     assert phases_data("su2=512, su4=1,024") == [
-        {"name": "su2", "gpus": "512"},
-        {"name": "su4", "gpus": "1024"},
+        {"name": "su2", "gpus": 512},
+        {"name": "su4", "gpus": 1024},
     ]
-    assert phases_data("a=8; b=16") == [{"name": "a", "gpus": "8"}, {"name": "b", "gpus": "16"}]
+    assert phases_data("a=8; b=16") == [{"name": "a", "gpus": 8}, {"name": "b", "gpus": 16}]
     assert phases_data("junk") == [{"name": "junk", "gpus": ""}]  # the spec check refuses it
     assert phases_text([{"name": "a", "gpus": 8}, {"name": "b", "gpus": 16}]) == "a=8, b=16"
 
@@ -46,7 +46,7 @@ async def test_growth_view_shows_the_grow_figures(cli, tmp_path) -> None:
         note = str(screen.query_one("#drill-note", Static).content)
         assert "subset" in note
         saved = tui.spec_data()
-    assert saved["phases"] == [{"name": "half", "gpus": "32"}]
+    assert saved["phases"] == [{"name": "half", "gpus": 32}]
     spec = tmp_path / "tui.yaml"
     from railplan.spec import spec_from_dict, spec_to_yaml
 

@@ -86,10 +86,12 @@ def plain_number(text: str) -> str:
 _PHASE = re.compile(r"([^\s=,;]+)\s*=\s*(\d{1,3}(?:[,_ ]\d{3})+(?!\d)|\d+)")
 
 
-def phases_data(text: str) -> list[dict[str, str]]:
+def phases_data(text: str) -> list[dict[str, Any]]:
     """``su2=512, su4=1,024`` as spec phases; the spec's own checks judge names and GPUs (text
     that is no ``name=gpus`` becomes a phase without GPUs, which they refuse by name)."""
-    out = [{"name": m[1], "gpus": plain_number(m[2])} for m in _PHASE.finditer(text)]
+    out: list[dict[str, Any]] = [
+        {"name": m[1], "gpus": int(plain_number(m[2]))} for m in _PHASE.finditer(text)
+    ]
     rest = _PHASE.sub("", text).strip(" ,;\t")
     if rest:
         out.append({"name": rest, "gpus": ""})
