@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("physical", "traffic"),
     ("solve",),
     ("pipeline",),
+    ("change",),
     ("testplan",),
     ("field",),
     ("render",),

@@ -33,6 +33,19 @@ def asbuilt_cmd(
     names: NamesPath = None,
     json_out: JsonFlag = False,
     report: ReportPath = None,
+    since: Annotated[
+        Optional[list[Path]],  # noqa: UP045
+        typer.Option(
+            "--since",
+            metavar="OLD_CAPTURE",
+            help="An earlier capture's LLDP file or folder (repeatable): also report what "
+            "changed since (moved, swapped, added, removed cables).",
+        ),
+    ] = None,
+    since_ibnetdiscover: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--since-ibnetdiscover", help="An earlier capture's ibnetdiscover output."),
+    ] = None,
 ) -> None:
     """Check the as-built cabling against the plan; exit 1 when anything needs fixing."""
     from railplan.cli.show import print_table, rows_table
@@ -49,7 +62,18 @@ def asbuilt_cmd(
             iblinkinfo=iblinkinfo,
             names=names,
         )
-    emit_report(result, json_out, report)
+        drift = None
+        if since or since_ibnetdiscover:
+            from railplan.cli.drift_out import since_drift
+
+            drift = since_drift(
+                design, names, lldp or [], ibnetdiscover, iblinkinfo, since, since_ibnetdiscover
+            )
+    emit_report(result, json_out and drift is None, report)
+    if drift is not None:
+        from railplan.cli.drift_out import show_drift
+
+        show_drift(result, drift, json_out, report)
     if not json_out:
         rows = result.summary_rows()
         print_table(rows_table(f"{design.name}: as-built check", result.summary_header, rows))

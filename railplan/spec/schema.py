@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import itertools
 from fractions import Fraction
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -380,6 +382,13 @@ class LayoutSpec(_Strict):
         )
 
 
+class PhaseSpec(_Strict):
+    """One phase of a build-out: a name and the GPUs installed by its end."""
+
+    name: str = Field(min_length=1, max_length=40, pattern=ID_PATTERN)
+    gpus: int = Field(ge=1, le=4_194_304, description="GPUs installed once this phase is done")
+
+
 class Spec(_Strict):
     """A whole railplan spec file."""
 
@@ -387,3 +396,35 @@ class Spec(_Strict):
     cluster: ClusterSpec
     fabric: FabricSpec = Field(default_factory=lambda: FabricSpec())
     layout: LayoutSpec = Field(default_factory=LayoutSpec)
+    phases: list[PhaseSpec] = Field(
+        default_factory=list,
+        max_length=64,
+        description="Build-out phases, smallest first, up to cluster.gpus (the final build, "
+        "a last phase of its own when no phase has it). Each phase is cut from the final "
+        "design, so its cabling is a subset of the next phase's",
+    )
+
+    @model_validator(mode="after")
+    def _phases_grow(self) -> Spec:
+        if not self.phases:
+            return self
+        sizes = [p.gpus for p in self.phases]
+        if any(b <= a for a, b in itertools.pairwise(sizes)):
+            raise ValueError(f"phases: GPUs must grow phase by phase, got {sizes}")
+        if sizes[-1] > self.cluster.gpus:
+            raise ValueError(
+                f"phases: the last phase has {sizes[-1]} GPUs, more than cluster.gpus "
+                f"({self.cluster.gpus}), the final build every phase is cut from"
+            )
+        names = [p.name for p in self.phases]
+        if len(set(names)) != len(names):
+            raise ValueError("phases: give every phase its own name")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _without_no_phases(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """A spec without phases dumps as it did before phases existed (same design.json)."""
+        data: dict[str, Any] = handler(self)
+        if not self.phases:
+            data.pop("phases", None)
+        return data

@@ -52,6 +52,7 @@ class RailplanApp(App[None]):
         Binding("f8", "zoom", "Zoom"),
         Binding("escape", "to_form", "Form"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+g", "growth", "Growth", show=False),
     ]
 
     def __init__(
@@ -259,6 +260,15 @@ class RailplanApp(App[None]):
             data.setdefault("fabric", {})["topology"] = out.family
         return data
 
+    def set_phases(self, phases: list[dict[str, Any]]) -> None:
+        """The build-out phases typed in the Growth view: kept in the spec Save writes."""
+        if phases:
+            self.base["phases"] = phases
+        else:
+            self.base.pop("phases", None)
+        if self.spec is not None:
+            self.spec = form_spec(self.base, self.form.values())
+
     def load_spec(self, spec: Spec, path: Path | None = None) -> None:
         """Replace the form with a spec (from Load or the command line)."""
         self.base = spec_base(spec)
@@ -312,6 +322,9 @@ class RailplanApp(App[None]):
 
     def action_topology(self) -> None:
         self._design_screen("topology")
+
+    def action_growth(self) -> None:
+        self._design_screen("growth")
 
     def action_save(self) -> None:
         from railplan.tui.dialogs import SaveDialog

@@ -125,3 +125,39 @@ __all__ = [
     "hot_links_of",
     "topology_of",
 ]
+
+
+GROWTH_COLUMNS = ("step", "GPUs", "links added", "cables moved", "bound", "bought USD", "tests")
+
+
+def growth_of(spec: Spec, catalog: Catalog) -> Rows:
+    """The spec's phases (``railplan grow SPEC``): each step's change, then the pre-install
+    choices; a note when the spec has no phases."""
+    from railplan.change.grow import grow_phases
+    from railplan.change.preinstall import choices
+    from railplan.render.change_report import choice_rows
+
+    if not spec.phases:
+        return Rows(
+            ("",), (), "no phases: type them above (e.g. su2=512, su4=1024) and press Enter"
+        )
+    phased = grow_phases(spec, catalog)
+    rows = [
+        (
+            f"{g.before.name} -> {g.after.name}",
+            f"{g.before.gpus:,} -> {g.after.gpus:,}",
+            f"{len(g.change.added):,}",
+            f"{g.moved:,}",
+            f"{g.lower_bound:,}",
+            f"{g.change.cost_usd:,.0f}",
+            f"{len(g.tests.links):,} links, {len(g.tests.pairs):,} pairs",
+        )
+        for g in phased.steps
+    ]
+    for c in choice_rows(choices(phased, catalog)):
+        rows.append((f"{c[0]}: {c[1]}", "pre-install", c[2], "0", "", c[3], ""))
+    note = (
+        "each phase is cut from the final design: its cabling is a subset of the next "
+        "(checked). railplan grow SPEC -o DIR writes the delta bill, moves, sheets and tests."
+    )
+    return Rows(GROWTH_COLUMNS, tuple(rows), note)

@@ -49,6 +49,7 @@ calls (and the same error messages) as `railplan plan`.
 | F8 | results full width (hide the form) and back |
 | Escape | back / close; on the main screen, back to the form |
 | Ctrl+Q | quit |
+| Ctrl+G | growth: type the phases (`su2=512, su4=1024`, Enter); moves, delta bill, pre-install |
 
 Empty fields take the spec's defaults: GPUs/node, NICs/node, ports and speed come from
 the node model; "any (auto)" lets railplan choose among every catalog switch that runs the

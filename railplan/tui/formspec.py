@@ -82,6 +82,31 @@ def plain_number(text: str) -> str:
     return text.replace(match["sep"], "") if match else text
 
 
+#: one phase in the Phases field: ``name=gpus`` (the GPUs may be grouped: ``su4=1,024``)
+_PHASE = re.compile(r"([^\s=,;]+)\s*=\s*(\d{1,3}(?:[,_ ]\d{3})+(?!\d)|\d+)")
+
+
+def phases_data(text: str) -> list[dict[str, Any]]:
+    """``su2=512, su4=1,024`` as spec phases; the spec's own checks judge names and GPUs (text
+    that is no ``name=gpus`` becomes a phase without GPUs, which they refuse by name)."""
+    out: list[dict[str, Any]] = [
+        {"name": m[1], "gpus": int(plain_number(m[2]))} for m in _PHASE.finditer(text)
+    ]
+    rest = _PHASE.sub("", text).strip(" ,;\t")
+    if rest:
+        out.append({"name": rest, "gpus": ""})
+    return out
+
+
+def phases_text(value: Any) -> str:
+    """Spec phases as the Phases field writes them (``su2=512, su4=1024``)."""
+    if not isinstance(value, list):
+        return ""
+    return ", ".join(
+        f"{p.get('name', '')}={p.get('gpus', '')}" for p in value if isinstance(p, dict)
+    )
+
+
 def _override(field: Field, text: str) -> str:
     if field.kind == "string":
         return f"{field.path}={json.dumps(text)}"

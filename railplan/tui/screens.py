@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -19,6 +20,7 @@ from railplan.tui.details import (
     bom_rows,
     cables_of,
     filter_rows,
+    growth_of,
     hot_links_of,
     topology_of,
 )
@@ -207,9 +209,55 @@ class TopologyScreen(DrillScreen):
         self.query_one(TextArea).text = text
 
 
+class GrowthScreen(DrillScreen):
+    """The phases of the build-out (typed here, saved with the spec): each step's change and
+    the day-one pre-install, as ``railplan grow SPEC`` computes them."""
+
+    TITLE = "Growth"
+
+    def body(self) -> ComposeResult:
+        from railplan.tui.formspec import phases_text
+
+        phases = [{"name": p.name, "gpus": p.gpus} for p in self.outcome.spec.phases]
+        yield Input(
+            phases_text(phases),
+            placeholder="phases, then Enter: su2=512, su4=1024",
+            id="drill-phases",
+            compact=True,
+        )
+        yield from super().body()
+
+    def on_mount(self) -> None:
+        self.query_one("#drill-phases", Input).focus()
+        self.grow(self.outcome.spec)
+
+    def grow(self, spec: Any) -> None:
+        self.note("planning the final size and cutting each phase from it...")
+        self.in_child(growth_of, (spec, self.owner.catalog), self.show_rows)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter: the typed phases join the spec (Save writes them) and the growth is planned."""
+        from railplan.errors import SpecError
+        from railplan.spec import spec_from_dict
+        from railplan.tui.formspec import phases_data
+
+        phases = phases_data(event.value)
+        data = self.owner.spec_data()
+        data["phases"] = phases
+        try:
+            spec = spec_from_dict(data)
+        except SpecError as exc:
+            self.note(str(exc))
+            return
+        self.owner.set_phases(phases)
+        self.outcome = replace(self.outcome, spec=spec)
+        self.grow(spec)
+
+
 DRILLS: dict[str, Any] = {
     "bom": BomScreen,
     "cables": CablesScreen,
     "links": LinksScreen,
     "topology": TopologyScreen,
+    "growth": GrowthScreen,
 }
