@@ -4,17 +4,23 @@ from __future__ import annotations
 
 from railplan.catalog import Catalog, SwitchModel, load_catalog
 from railplan.design import Design, NodeShape
-from railplan.errors import SpecError
+from railplan.errors import InfeasibleError, SpecError
 from railplan.spec import Spec
+from railplan.spec.schema import AUTO_TOPOLOGY
 from railplan.topology import GENERATORS
 from railplan.topology.shape import check_capacity, resolve_shape
+from railplan.topology.single_switch import single_switch_capacity
 from railplan.topology.tiers import TierModels, tier_shortlists, tier_speeds
 from railplan.validate import check
 from railplan.validate.tiers import attachment
 
 
-def family_of(spec: Spec, topology: str | None) -> str:
+def family_of(spec: Spec, topology: str | None, catalog: Catalog | None = None) -> str:
+    """The family to build: ``topology``, else the spec's; ``auto`` resolved by the field rule
+    (``auto_family``)."""
     family = topology or spec.fabric.topology
+    if family == AUTO_TOPOLOGY:
+        return auto_family(spec, catalog or load_catalog())
     if family not in GENERATORS:
         known = ", ".join(GENERATORS)
         raise SpecError(
@@ -23,9 +29,25 @@ def family_of(spec: Spec, topology: str | None) -> str:
     return family
 
 
+def auto_family(spec: Spec, catalog: Catalog) -> str:
+    """The field rule for ``topology: auto`` without an advisor: a single switch (or the
+    redundant pair) when some allowed model holds the cluster, else ROFT. ``railplan plan``
+    and ``railplan recommend`` search instead (``railplan.advise``)."""
+    shape = resolve_shape(spec, catalog)
+    speeds = tier_speeds(spec, shape)
+    try:
+        models = tier_shortlists(spec, catalog, speeds, "single-switch")["leaf"]
+    except InfeasibleError:
+        return "roft"
+    nodes = spec.cluster.gpus // shape.gpus
+    if any(single_switch_capacity(spec, shape, m) >= nodes for m in models):
+        return "single-switch"
+    return "roft"
+
+
 def needs_choice(spec: Spec, catalog: Catalog, topology: str | None = None) -> bool:
     """True when some tier allows several switch models (CP-SAT then picks per tier)."""
-    family = family_of(spec, topology)
+    family = family_of(spec, topology, catalog)
     _, _, lists = tier_lists(spec, catalog, family)
     return any(len(models) > 1 for models in lists.values())
 
@@ -54,7 +76,7 @@ def plan(spec: Spec, catalog: Catalog | None = None, topology: str | None = None
     ``build`` give.
     """
     catalog = catalog or load_catalog()
-    family = family_of(spec, topology)
+    family = family_of(spec, topology, catalog)
     shape, _, lists = tier_lists(spec, catalog, family)
     if any(len(models) > 1 for models in lists.values()):
         from railplan.solve.switch_choice import choose  # the solver package owns ortools

@@ -17,6 +17,7 @@ from pydantic import (
 
 from railplan.identifiers import ID_PATTERN, ID_RULE, is_id, shown
 from railplan.spec.labels import parse_label_template
+from railplan.spec.requirements import RequirementsSpec
 from railplan.spec.tiers import (
     RailOnlySpec,
     ReservedPortsSpec,
@@ -26,7 +27,10 @@ from railplan.spec.tiers import (
     yaml11_ratio,
 )
 
-TOPOLOGIES = ("roft", "rail-only", "matrix", "fat-tree")
+TOPOLOGIES = ("roft", "rail-only", "matrix", "fat-tree", "single-switch")
+#: ``fabric.topology: auto``: railplan picks the family (``railplan plan`` and the TUI take the
+#: recommendation of ``railplan recommend``; the library's ``plan`` the field rule)
+AUTO_TOPOLOGY = "auto"
 ROUTING_POLICIES = ("default", "ecmp", "dmodk", "deterministic", "adaptive")
 U_HEIGHT_M = 0.04445  # one rack unit, EIA-310
 #: CP-SAT takes a 32-bit random seed
@@ -84,6 +88,16 @@ class MatrixSpec(_Strict):
     )
 
 
+class SingleSwitchSpec(_Strict):
+    """Single-switch options: one switch per plane, or a redundant pair joined by ISLs."""
+
+    redundant: bool = Field(
+        False,
+        description="Two switches per plane joined by an inter-switch link (ISL) bundle, rails "
+        "alternating over them, as NVIDIA DGX BasePOD builds 4 or 8 nodes on two QM9700",
+    )
+
+
 class FatTreeSpec(_Strict):
     tors_per_rack: Literal[1, 2] = 1
 
@@ -98,7 +112,12 @@ class RoutingSpec(_Strict):
 class FabricSpec(_Strict):
     """The network: topology family, allowed switches and how it is sized."""
 
-    topology: Literal["roft", "rail-only", "matrix", "fat-tree"] = "roft"
+    topology: Literal["auto", "roft", "rail-only", "matrix", "fat-tree", "single-switch"] = Field(
+        "auto",
+        description="Topology family; auto: railplan plan takes the recommendation (railplan "
+        "recommend: the cheapest design meeting the requirements), the library's plan() the "
+        "field rule (a single switch where the cluster fits one, else ROFT)",
+    )
     switches: list[CatalogId] | None = Field(
         None,
         description="Allowed switch model ids (default: every catalog switch at the NIC speed)",
@@ -138,6 +157,23 @@ class FabricSpec(_Strict):
         "attached device (ROFT)",
     )
     rail_only: RailOnlySpec = Field(default_factory=RailOnlySpec)
+    single_switch: SingleSwitchSpec = Field(default_factory=lambda: SingleSwitchSpec())
+    stripe_size: int | None = Field(
+        None,
+        ge=1,
+        le=4096,
+        description="ROFT leaves per stripe (scalable unit), a multiple of the rails per plane: "
+        "a stripe of k x rails leaves holds k leaves per rail, e.g. Juniper's AI data center "
+        "JVD stripe of 8 leaves (default: one leaf per rail)",
+    )
+    min_spines: int | None = Field(
+        None,
+        ge=1,
+        le=4096,
+        description="Fewest spines per plane of a 2-tier fabric (per pod in 3 tiers), e.g. "
+        "Juniper's JVD 'at least 4 spines'; the count rises to the next that spreads every "
+        "leaf's uplinks evenly",
+    )
     matrix: MatrixSpec = Field(default_factory=lambda: MatrixSpec())
     fat_tree: FatTreeSpec = Field(default_factory=FatTreeSpec)
     routing: RoutingSpec = Field(default_factory=RoutingSpec)
@@ -387,3 +423,8 @@ class Spec(_Strict):
     cluster: ClusterSpec
     fabric: FabricSpec = Field(default_factory=lambda: FabricSpec())
     layout: LayoutSpec = Field(default_factory=LayoutSpec)
+    requirements: RequirementsSpec | None = Field(
+        None,
+        description="What railplan recommend (and plan with topology auto) requires of a "
+        "design (default: every pair test at full rate, all-to-all pace >= 0.9)",
+    )
