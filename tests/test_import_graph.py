@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("physical", "traffic"),
     ("solve",),
     ("pipeline",),
+    ("advise",),
     ("testplan",),
     ("field",),
     ("render",),

@@ -91,15 +91,51 @@ def traffic_figures(traffic: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-def alltoall_pace(design: Design) -> float | None:
-    """The all-to-all pace ``summary_for_compare`` reports (the same job of at most
-    ``COMPARE_JOB_NODES`` nodes spread evenly), alone; None on one node."""
+def alltoall_pace(design: Design, spread: float | None = None) -> float | None:
+    """The all-to-all pace a requirement is judged on: the slower of the job
+    ``summary_for_compare`` spreads evenly over the cluster (``spread``, computed when not
+    given) and the closed-form ceiling of an all-to-all across every node
+    (``alltoall_ceiling``: a job of a few nodes per leaf leaves an oversubscribed leaf's
+    uplinks idle); None on one node."""
     n = len(design.nodes)
     if n < 2:
         return None
     m = min(n, COMPARE_JOB_NODES)
-    nodes = [k * n // m for k in range(m)] if m < n else None
-    return float(analyze(design, "alltoall", nodes=nodes).collective_fraction or 0.0)
+    if spread is None:
+        nodes = [k * n // m for k in range(m)] if m < n else None
+        spread = float(analyze(design, "alltoall", nodes=nodes).collective_fraction or 0.0)
+    return min(spread, alltoall_ceiling(design))
+
+
+def alltoall_ceiling(design: Design) -> float:
+    """The pace an all-to-all across every node can reach at most, in closed form: each leaf
+    carries its nodes' traffic to the nodes not on it, a share (n - k) / (n - 1) of it for k
+    of n nodes on the leaf, over its links to other switches; pace <= up bandwidth / that
+    traffic (1.0 when every leaf has room). A job of ``COMPARE_JOB_NODES`` nodes does not
+    reach an oversubscribed leaf's limit when one leaf group holds it; the whole cluster does.
+    """
+    switches = {s.id: s for s in design.switches}
+    active = {nd.id for nd in design.nodes if not nd.spare}
+    n = len(active)
+    if n < 2:
+        return 1.0
+    down: dict[str, float] = {}
+    up: dict[str, float] = {}
+    on: dict[str, set[str]] = {}
+    for lk in design.links:
+        if lk.a_device in active and lk.b_device in switches:
+            down[lk.b_device] = down.get(lk.b_device, 0.0) + lk.rate_gbps
+            on.setdefault(lk.b_device, set()).add(lk.a_device)
+        elif lk.a_device in switches and lk.b_device in switches:
+            for end in (lk.a_device, lk.b_device):
+                if switches[end].tier == 1:
+                    up[end] = up.get(end, 0.0) + lk.rate_gbps
+    pace = 1.0
+    for leaf, bw in down.items():
+        leaving = bw * (n - len(on[leaf])) / (n - 1)
+        if leaving > 0:
+            pace = min(pace, up.get(leaf, 0.0) / leaving)
+    return round(pace, 4)
 
 
 def growth(spec: Spec, design: Design, catalog: Catalog, gpus: int) -> tuple[int, str]:
@@ -152,8 +188,10 @@ def evaluate(
             )
     traffic = summary_for_compare(topo, failures=req.worst_failure is not None)
     models = {catalog.switch(m) for m in {s.model for s in topo.switches}}
-    figures: dict[str, Any] = {
-        **traffic_figures(traffic),
+    figures: dict[str, Any] = {**traffic_figures(traffic)}
+    if traffic.get("alltoall") is not None:
+        figures["alltoall"] = alltoall_pace(topo, figures["alltoall"])
+    figures |= {
         "max_hops": max_hops(topo),
         "protocol": sorted({m.protocol for m in models}),
         "vendors": sorted({m.vendor for m in models}),

@@ -173,8 +173,14 @@ def advised_spec(spec: Any, catalog: Any) -> Any:
     field rule (single switch where it fits, else ROFT) when no candidate meets the
     requirements."""
     from railplan.advise import recommend
+    from railplan.errors import RailplanError
 
-    rec = recommend(spec, catalog)
+    try:
+        rec = recommend(spec, catalog)
+    except RailplanError:
+        return spec  # nothing to search: planning the spec says what is wrong
+    if rec.recommended is None and not rec.evaluated:
+        return spec  # no candidate holds the cluster: planning the spec names the limit
     if rec.recommended is None:
         typer.echo(
             "railplan: note: topology auto: no candidate meets the requirements "

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from railplan.catalog import Catalog, SwitchModel, load_catalog
 from railplan.design import Design, NodeShape
-from railplan.errors import InfeasibleError, SpecError
+from railplan.errors import SpecError
 from railplan.spec import Spec
 from railplan.spec.schema import AUTO_TOPOLOGY
 from railplan.topology import GENERATORS
 from railplan.topology.shape import check_capacity, resolve_shape
-from railplan.topology.single_switch import single_switch_capacity
+from railplan.topology.single_switch import auto_family
 from railplan.topology.tiers import TierModels, tier_shortlists, tier_speeds
 from railplan.validate import check
 from railplan.validate.tiers import attachment
@@ -27,22 +27,6 @@ def family_of(spec: Spec, topology: str | None, catalog: Catalog | None = None) 
             f"fabric.topology: {family!r} is not a topology railplan plans; use {known}"
         )
     return family
-
-
-def auto_family(spec: Spec, catalog: Catalog) -> str:
-    """The field rule for ``topology: auto`` without an advisor: a single switch (or the
-    redundant pair) when some allowed model holds the cluster, else ROFT. ``railplan plan``
-    and ``railplan recommend`` search instead (``railplan.advise``)."""
-    shape = resolve_shape(spec, catalog)
-    speeds = tier_speeds(spec, shape)
-    try:
-        models = tier_shortlists(spec, catalog, speeds, "single-switch")["leaf"]
-    except InfeasibleError:
-        return "roft"
-    nodes = spec.cluster.gpus // shape.gpus
-    if any(single_switch_capacity(spec, shape, m) >= nodes for m in models):
-        return "single-switch"
-    return "roft"
 
 
 def needs_choice(spec: Spec, catalog: Catalog, topology: str | None = None) -> bool:

@@ -12,13 +12,20 @@ from __future__ import annotations
 
 import dataclasses
 
-from railplan.catalog import SwitchModel
+from railplan.catalog import Catalog, SwitchModel
 from railplan.design import Design, NodeShape
 from railplan.errors import InfeasibleError
 from railplan.spec import Spec
 from railplan.topology.rail_only import rail_only
 from railplan.topology.roft import default_routing, ports_per_rail, rails_per_plane
-from railplan.topology.tiers import TierModels, tier_speeds, tier_split, uniform_layout
+from railplan.topology.shape import resolve_shape
+from railplan.topology.tiers import (
+    TierModels,
+    tier_shortlists,
+    tier_speeds,
+    tier_split,
+    uniform_layout,
+)
 
 FAMILY = "single-switch"
 
@@ -65,3 +72,19 @@ def single_switch(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels
     return dataclasses.replace(
         design, topology=FAMILY, routing=routing, spec=spec.model_dump(mode="json")
     )
+
+
+def auto_family(spec: Spec, catalog: Catalog) -> str:
+    """The field rule for ``topology: auto`` without an advisor: a single switch (or the
+    redundant pair) when some allowed model holds the cluster, else ROFT. ``railplan plan``
+    and ``railplan recommend`` search instead (``railplan.advise``)."""
+    shape = resolve_shape(spec, catalog)
+    speeds = tier_speeds(spec, shape)
+    try:
+        models = tier_shortlists(spec, catalog, speeds, FAMILY)["leaf"]
+    except InfeasibleError:
+        return "roft"
+    nodes = spec.cluster.gpus // shape.gpus
+    if any(single_switch_capacity(spec, shape, m) >= nodes for m in models):
+        return FAMILY
+    return "roft"
