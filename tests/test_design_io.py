@@ -59,8 +59,16 @@ def test_written_spec_and_design_plan_the_same(cli, tmp_path):
 
 def test_plan_json_carries_the_contract_keys(cli):
     result = cli(
-        "plan", "--gpus", "1024", "--node", "dgx-h100", "--switch", "qm9700", "--topology",
-        "roft", "--json"
+        "plan",
+        "--gpus",
+        "1024",
+        "--node",
+        "dgx-h100",
+        "--switch",
+        "qm9700",
+        "--topology",
+        "roft",
+        "--json",
     )
     assert result.code == 0
     data = json.loads(result.out)  # exactly one JSON object

@@ -117,7 +117,9 @@ def lower_bound(spec: Spec, catalog: Catalog, family: str, model: SwitchModel) -
             cores += plan.core_count
             ls = _leaf_spine_links(up_leaves, plan)
             up_gbps = speeds.leaf_up
-            media_cost += ls * _floor(catalog, up_gbps, _cage(model, up_gbps), _cage(model, up_gbps))
+            media_cost += ls * _floor(
+                catalog, up_gbps, _cage(model, up_gbps), _cage(model, up_gbps)
+            )
             sc = plan.spine_core_links
             core_gbps = speeds.spine_up
             cage = _cage(model, core_gbps)
@@ -138,4 +140,3 @@ def lower_bound(spec: Spec, catalog: Catalog, family: str, model: SwitchModel) -
 def _leaf_spine_links(leaves: tuple[UpLeaf, ...] | list[UpLeaf], plan: UpperPlan) -> int:
     per_leaf = plan.spines
     return sum(math.ceil(lf.up / per_leaf) * per_leaf for lf in leaves)
-

@@ -111,7 +111,7 @@ def candidates(spec: Spec, catalog: Catalog, req: RequirementsSpec) -> list[Cand
     out: list[Candidate] = []
     for family in families:
         ratios = RATIOS if family in RATIO_FAMILIES else ("1:1",)
-        if "oversubscription" in given or f.leaf is not None and f.leaf.oversubscription:
+        if "oversubscription" in given or (f.leaf is not None and f.leaf.oversubscription):
             ratios = (f.oversubscription,)
         for model in models:
             for ratio in ratios:

@@ -177,11 +177,11 @@ def evaluate(
     if not full and req.alltoall > 0:
         pace = alltoall_pace(topo)
         if pace is not None and pace < req.alltoall - 1e-9:  # the cheapest test that can fail
-            figures = {"alltoall": pace}
+            early: dict[str, Any] = {"alltoall": pace}
             return Evaluation(
                 candidate=cand,
-                figures=figures,
-                verdicts=tuple(v for v in judge(req, figures) if v.key == "alltoall"),
+                figures=early,
+                verdicts=tuple(v for v in judge(req, early) if v.key == "alltoall"),
                 summary=plan_summary(topo),
                 check_problems=problems,
                 billed=False,
@@ -190,7 +190,7 @@ def evaluate(
     models = {catalog.switch(m) for m in {s.model for s in topo.switches}}
     figures: dict[str, Any] = {**traffic_figures(traffic)}
     if traffic.get("alltoall") is not None:
-        figures["alltoall"] = alltoall_pace(topo, figures["alltoall"])
+        figures["alltoall"] = alltoall_pace(topo, figures["alltoall"]) or figures["alltoall"]
     figures |= {
         "max_hops": max_hops(topo),
         "protocol": sorted({m.protocol for m in models}),

@@ -141,8 +141,7 @@ def why(rec: Recommendation) -> list[str]:
         closest = sorted(rec.evaluated, key=lambda e: (len(failed(e.verdicts)), e.cost_usd))
         lines = ["no candidate meets every requirement"]
         if closest:
-            lines.append(f"closest: {closest[0].candidate.label}, which "
-                         f"{_lost(closest[0], None)}")
+            lines.append(f"closest: {closest[0].candidate.label}, which {_lost(closest[0], None)}")
         return lines
     lines = [
         f"recommended: {best.candidate.label} at ${best.cost_usd:,.0f} and "
@@ -153,11 +152,18 @@ def why(rec: Recommendation) -> list[str]:
     lines.append(f"it meets {met}")
     ref = reference(rec)
     if ref is not None and ref.candidate != best.candidate:
-        lines.append(difference_sentence(differences(best, ref), "the recommendation",
-                                         f"the ROFT reference ({ref.candidate.label})"))
+        lines.append(
+            difference_sentence(
+                differences(best, ref),
+                "the recommendation",
+                f"the ROFT reference ({ref.candidate.label})",
+            )
+        )
     if rec.overridden:
         allowed = allowed_by(best, rec.baseline or RequirementsSpec())
         if allowed:
-            lines.append("the stated requirements allowed it; under the defaults it fails "
-                         + "; ".join(allowed))
+            lines.append(
+                "the stated requirements allowed it; under the defaults it fails "
+                + "; ".join(allowed)
+            )
     return lines

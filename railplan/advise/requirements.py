@@ -99,4 +99,3 @@ def judge(req: RequirementsSpec, figures: Mapping[str, Any]) -> list[Verdict]:
 
 def failed(verdicts: Iterable[Verdict]) -> list[Verdict]:
     return [v for v in verdicts if not v.met]
-

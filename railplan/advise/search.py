@@ -147,18 +147,30 @@ def recommend(
             if isinstance(b, str):
                 rejected.append(_reject(cand, f"cannot hold the cluster: {b}"))
             elif req.budget_usd is not None and b.cost_usd > req.budget_usd:
-                rejected.append(_reject(cand, f"its lower bound ${b.cost_usd:,.0f} exceeds "
-                                        f"budget_usd ${req.budget_usd:,.0f}"))
+                rejected.append(
+                    _reject(
+                        cand,
+                        f"its lower bound ${b.cost_usd:,.0f} exceeds "
+                        f"budget_usd ${req.budget_usd:,.0f}",
+                    )
+                )
             elif req.max_power_w is not None and b.switch_power_w > req.max_power_w:
-                rejected.append(_reject(cand, f"its switches alone draw {b.switch_power_w:,.0f} W, "
-                                        f"above max_power_w {req.max_power_w:,.0f} W"))
+                rejected.append(
+                    _reject(
+                        cand,
+                        f"its switches alone draw {b.switch_power_w:,.0f} W, "
+                        f"above max_power_w {req.max_power_w:,.0f} W",
+                    )
+                )
             else:
                 bounds[cand] = b
         for cand in [c for c in bounds if not c.whole_su]:
             twin = dataclasses.replace(cand, whole_su=True)
             if twin in bounds and bounds[twin] == bounds[cand]:
                 del bounds[cand]  # every SU is whole: the same design as its twin
-                rejected.append(_reject(cand, f"the same design as {twin.label}: every SU is whole"))
+                rejected.append(
+                    _reject(cand, f"the same design as {twin.label}: every SU is whole")
+                )
         order = sorted(bounds, key=lambda c: (bounds[c].cost_usd, c.label, c))
         evaluated = _branch_and_bound(runner, order, bounds, say)
         reps = _references(order, bounds, evaluated)
@@ -256,8 +268,10 @@ def _answer(
             rejected.append(_reject(cand, f"the same design as {same[cand].label}"))
         elif ev is None:
             if best is not None:
-                reason = (f"cannot win: its lower bound ${bounds[cand].cost_usd:,.0f} is at least "
-                          f"the recommended ${best.cost_usd:,.0f}")
+                reason = (
+                    f"cannot win: its lower bound ${bounds[cand].cost_usd:,.0f} is at least "
+                    f"the recommended ${best.cost_usd:,.0f}"
+                )
             else:
                 reason = "not evaluated"
             rejected.append(_reject(cand, reason))

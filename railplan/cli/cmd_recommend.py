@@ -65,7 +65,9 @@ def recommend_cmd(
 
         chosen = rec.spec(spec)
         design = build(chosen, src.catalog()).design
-        write_set(out_dir, {"design.json": design_to_json(design), "spec.yaml": spec_to_yaml(chosen)})
+        write_set(
+            out_dir, {"design.json": design_to_json(design), "spec.yaml": spec_to_yaml(chosen)}
+        )
     if json_out:
         print_json(data)
     else:
@@ -82,7 +84,9 @@ def show(data: dict[str, Any]) -> None:
         typer.echo(line)
     req = ", ".join(f"{k}={v}" for k, v in data["requirements"].items())
     given = data["requirements_given"]
-    typer.echo(f"requirements: {req}" + (f" (stated: {', '.join(given)})" if given else " (defaults)"))
+    typer.echo(
+        f"requirements: {req}" + (f" (stated: {', '.join(given)})" if given else " (defaults)")
+    )
     typer.echo("frontier (no other design is cheaper and as good in every traffic figure):")
     rows = [("design", "cost", "power", "switches", "pairs", "a2a", "PD", "hops", "why not")]
     for item in data["frontier"]:
@@ -102,14 +106,16 @@ def show(data: dict[str, Any]) -> None:
         )
     widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]) - 1)]
     for r in rows:
-        typer.echo("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1])
+        typer.echo(
+            "  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=False)) + "  " + r[-1]
+        )
     by_family: dict[str, list[dict[str, Any]]] = {}
     for r in data["rejected"]:
         by_family.setdefault(r["family"], []).append(r)
     typer.echo("rejected:")
-    for family, rows in by_family.items():
-        first = rows[0]
-        more = f" (and {len(rows) - 1} more)" if len(rows) > 1 else ""
+    for group in by_family.values():
+        first = group[0]
+        more = f" (and {len(group) - 1} more)" if len(group) > 1 else ""
         typer.echo(f"  {first['design'] or first['model']}: {first['reason']}{more}")
     s = data["search"]
     typer.echo(

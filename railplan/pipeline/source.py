@@ -19,8 +19,8 @@ from railplan.gc_pause import paused
 from railplan.identifiers import shorten
 from railplan.pipeline.build import Build, build
 from railplan.safe_load import MAX_JSON_BYTES, load_json, read_file
-from railplan.spec.schema import AUTO_TOPOLOGY
 from railplan.spec import Spec, apply_overrides, load_spec, spec_from_dict
+from railplan.spec.schema import AUTO_TOPOLOGY
 from railplan.validate import check
 
 Method = Literal["cp-sat", "naive"]

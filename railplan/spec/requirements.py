@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -69,6 +69,6 @@ class RequirementsSpec(BaseModel):
             raise ValueError("list at least one vendor, or leave it out")
         return v
 
-    def stated(self) -> dict[str, object]:
+    def stated(self) -> dict[str, Any]:
         """The requirements in force, by key (unset optional ones left out)."""
         return {k: v for k, v in self.model_dump(mode="json").items() if v is not None}

@@ -158,21 +158,13 @@ class FabricSpec(_Strict):
     )
     rail_only: RailOnlySpec = Field(default_factory=RailOnlySpec)
     single_switch: SingleSwitchSpec = Field(default_factory=lambda: SingleSwitchSpec())
-    stripe_size: int | None = Field(
-        None,
-        ge=1,
-        le=4096,
-        description="ROFT leaves per stripe (scalable unit), a multiple of the rails per plane: "
-        "a stripe of k x rails leaves holds k leaves per rail, e.g. Juniper's AI data center "
-        "JVD stripe of 8 leaves (default: one leaf per rail)",
-    )
     min_spines: int | None = Field(
         None,
         ge=1,
         le=4096,
         description="Fewest spines per plane of a 2-tier fabric (per pod in 3 tiers), e.g. "
-        "Juniper's JVD 'at least 4 spines'; the count rises to the next that spreads every "
-        "leaf's uplinks evenly",
+        "Juniper's AI data center JVD 'at least 4 spines'; the count rises to the next one "
+        "that spreads every leaf's uplinks evenly (a divisor of the uplinks)",
     )
     matrix: MatrixSpec = Field(default_factory=lambda: MatrixSpec())
     fat_tree: FatTreeSpec = Field(default_factory=FatTreeSpec)

@@ -62,10 +62,13 @@ def pod_capacity_groups(spine_down: int, leaves_per_group: int) -> int:
     return spine_down // leaves_per_group
 
 
-def two_tier_spines(leaves: Sequence[UpLeaf], capacity: int) -> int | None:
-    """Fewest spines S (a divisor of the largest uplink count) whose ports hold every leaf."""
+def two_tier_spines(leaves: Sequence[UpLeaf], capacity: int, least: int = 1) -> int | None:
+    """Fewest spines S (a divisor of the largest uplink count, at least ``least``: e.g.
+    Juniper's AI data center JVD asks for "at least 4 spines") whose ports hold every leaf."""
     u_max = max(leaf.up for leaf in leaves)
     for s in divisors(u_max):
+        if s < least:
+            continue
         if sum(math.ceil(leaf.up / s) for leaf in leaves) <= capacity:
             return s
     return None
@@ -76,7 +79,7 @@ def size_upper(
 ) -> UpperPlan:
     """How many spines (and cores) one plane needs; ``tiers`` None means the fewest that fit."""
     if tiers in (None, 2):
-        spines = two_tier_spines(leaves, upper.two_tier_capacity())
+        spines = two_tier_spines(leaves, upper.two_tier_capacity(), upper.min_spines)
         if spines is not None:
             return UpperPlan(tiers=2, groups_per_pod=0, pods=0, spines=spines)
         if tiers == 2:
@@ -98,7 +101,8 @@ def _size_three_tier(
         )
     u_max = max(leaf.up for leaf in leaves)
     full_pod = groups_per_pod * leaves_per_group
-    pod_spines = next(s for s in divisors(u_max) if full_pod * math.ceil(u_max / s) <= down)
+    fits = [s for s in divisors(u_max) if full_pod * math.ceil(u_max / s) <= down]
+    pod_spines = next((s for s in fits if s >= upper.min_spines), fits[-1])
     pods: dict[int, list[UpLeaf]] = {}
     for leaf in leaves:
         pods.setdefault(leaf.group // groups_per_pod, []).append(leaf)

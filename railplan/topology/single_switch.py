@@ -40,7 +40,9 @@ def single_switch_capacity(spec: Spec, shape: NodeShape, model: SwitchModel) -> 
         return uniform_layout(model, speeds.leaf_down).radix // per_node
     if rails_per_plane(shape) < 2 or not model.radix(speeds.leaf_up):
         return 0
-    split = tier_split(model, speeds.leaf_down, speeds.leaf_up, spec.fabric.oversubscription_fraction)
+    split = tier_split(
+        model, speeds.leaf_down, speeds.leaf_up, spec.fabric.oversubscription_fraction
+    )
     # rail r on switch r mod 2: the fuller switch takes ceil(rails / 2) rails of every node
     heavy = (rails_per_plane(shape) + 1) // 2 * ports_per_rail(shape)
     return split.down // heavy
