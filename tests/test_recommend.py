@@ -213,3 +213,33 @@ def test_matrix_for_pd_heavy_4096() -> None:
     roft = [f for f in data["frontier"] if f["candidate"]["family"] == "roft"]
     assert roft and roft[0]["vs_recommended"]["cost_usd"] > 0
     assert "more" in roft[0]["reason"]
+
+
+def test_hpn_three_tier_cores_sized_from_used_ports() -> None:
+    """examples/hpn-pod.yaml with fabric.tiers=3: one pod per plane, so each of the 60
+    aggregation switches' 8 core ports would fill a core of its own (120 cores using 8 of 128
+    ports); cores shared by spine positions need 4 per plane, on the closed-form bound."""
+    from railplan.pipeline.plan import plan
+    from railplan.spec import load_spec
+
+    root = Path(__file__).resolve().parent.parent
+    design = plan(load_spec(root / "examples" / "hpn-pod.yaml", ["fabric.tiers=3"]), CATALOG)
+    counts = design.switch_counts()
+    assert counts["core"] == 2 * 4 and counts["spine"] == 120 and counts["leaf"] == 240
+    assert counts["total"] <= 1.1 * design.sizing.lower_bound_switches
+    assert check(design, CATALOG) == []
+    used: dict[str, int] = {}
+    for lk in design.links:
+        if lk.kind == "spine-core":
+            used[lk.b_device] = used.get(lk.b_device, 0) + 1
+    assert set(used.values()) == {120}  # 15 spine positions x 8 ports on each 128-port core
+
+
+def test_min_spines_rises_to_an_even_spread() -> None:
+    """Juniper's JVD asks for "at least 4 spines"; 5 rises to 8, the next divisor of 32."""
+    from railplan.pipeline.plan import plan
+
+    few = plan(spec(256, "dgx-h100", "qm9700", topology="roft"), CATALOG)
+    more = plan(spec(256, "dgx-h100", "qm9700", topology="roft", min_spines=5), CATALOG)
+    assert few.switch_counts()["spine"] == 4 and more.switch_counts()["spine"] == 8
+    assert check(more, CATALOG) == []

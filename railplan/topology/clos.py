@@ -43,6 +43,9 @@ class UpperPlan:
     #: 3-tier: cores per spine group, and each pod's spine uplinks
     group_cores: int = 0
     pod_up: tuple[int, ...] = ()
+    #: 3-tier: spine positions one core group serves (1: the classic one group per position;
+    #: more when few pods would leave a core per position nearly empty)
+    shared: int = 1
 
     @property
     def spine_count(self) -> int:
@@ -50,7 +53,7 @@ class UpperPlan:
 
     @property
     def core_count(self) -> int:
-        return self.spines * self.group_cores if self.tiers == 3 else 0
+        return self.spines // self.shared * self.group_cores if self.tiers == 3 else 0
 
     @property
     def spine_core_links(self) -> int:
@@ -119,7 +122,17 @@ def _size_three_tier(
     )
     if group_cores is None:
         raise CapacityExceeded(f"3-tier: {n_pods} pods exceed what {radix}-port cores hold")
-    return UpperPlan(3, groups_per_pod, n_pods, pod_spines, group_cores, pod_up)
+    shared = _shared_positions(pod_spines, pod_up, group_cores, radix)
+    return UpperPlan(3, groups_per_pod, n_pods, pod_spines, group_cores, pod_up, shared)
+
+
+def _shared_positions(spines: int, pod_up: Sequence[int], group_cores: int, radix: int) -> int:
+    """Spine positions per core group, sized from the ports the cores use: the most (a
+    divisor of the positions, so every group is alike) whose cores still hold every link.
+    With many pods a core's ports fill from one position (1, the classic groups); with few,
+    one position would leave each core nearly empty (Alibaba HPN's single pod: 8 of 128)."""
+    per_position = sum(math.ceil(u / group_cores) for u in pod_up)
+    return max(j for j in divisors(spines) if j * per_position <= radix)
 
 
 def build_upper(
@@ -176,14 +189,15 @@ def _wire_three_tier(
                 b.connect("leaf-spine", leaf.id, spine, plane, per)
         for spine in ids:
             b.skip_to(spine, upper.spine.up_start)
-    for j in range(plan.spines):
+    for g in range(plan.spines // plan.shared):
         for c in range(plan.group_cores):
-            core = b.add_switch(f"p{plane}-core-g{j + 1:02d}-{c + 1:02d}", "core", plane)
-            for p in range(plan.pods):
-                b.connect(
-                    "spine-core",
-                    spine_ids[p][j],
-                    core,
-                    plane,
-                    math.ceil(plan.pod_up[p] / plan.group_cores),
-                )
+            core = b.add_switch(f"p{plane}-core-g{g + 1:02d}-{c + 1:02d}", "core", plane)
+            for j in range(g * plan.shared, (g + 1) * plan.shared):
+                for p in range(plan.pods):
+                    b.connect(
+                        "spine-core",
+                        spine_ids[p][j],
+                        core,
+                        plane,
+                        math.ceil(plan.pod_up[p] / plan.group_cores),
+                    )

@@ -80,6 +80,8 @@ def auto_family(spec: Spec, catalog: Catalog) -> str:
     """The field rule for ``topology: auto`` without an advisor: a single switch (or the
     redundant pair) when some allowed model holds the cluster, else ROFT. ``railplan plan``
     and ``railplan recommend`` search instead (``railplan.advise``)."""
+    if spec.fabric.reserved_ports or spec.fabric.attachment != "auto":
+        return "roft"  # reserved leaf ports and ToR attachment are ROFT's
     shape = resolve_shape(spec, catalog)
     speeds = tier_speeds(spec, shape)
     try:
