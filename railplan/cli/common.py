@@ -68,7 +68,10 @@ SOURCE_PARAMS: list[tuple[str, Any]] = [
         Annotated[
             Optional[str],  # noqa: UP045
             typer.Option(
-                "--topology", help="roft, rail-only, matrix or fat-tree.", rich_help_panel=QUICK
+                "--topology",
+                help="roft, rail-only, matrix, fat-tree or single-switch (default: the spec's; "
+                "auto takes the recommendation).",
+                rich_help_panel=QUICK,
             ),
         ],
     ),
