@@ -71,7 +71,7 @@ def _lldp_files(design: Design, tmp: Path) -> dict[str, str]:
 
 def _ib_files() -> dict[str, str]:
     spec = {"name": "field-ib", "cluster": {"gpus": 32, "node": "dgx-h100"},
-            "fabric": {"switches": ["qm9700"], "whole_su": False}}  # fmt: skip
+            "fabric": {"topology": "roft", "switches": ["qm9700"], "whole_su": False}}  # fmt: skip
     design = cabled(spec)
     edges = asb.planned_edges(design)
     first = [i for i, (a, b, _) in enumerate(edges) if b.device == edges[0][1].device][:2]

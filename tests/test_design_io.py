@@ -58,7 +58,18 @@ def test_written_spec_and_design_plan_the_same(cli, tmp_path):
 
 
 def test_plan_json_carries_the_contract_keys(cli):
-    result = cli("plan", "--gpus", "1024", "--node", "dgx-h100", "--switch", "qm9700", "--json")
+    result = cli(
+        "plan",
+        "--gpus",
+        "1024",
+        "--node",
+        "dgx-h100",
+        "--switch",
+        "qm9700",
+        "--topology",
+        "roft",
+        "--json",
+    )
     assert result.code == 0
     data = json.loads(result.out)  # exactly one JSON object
     assert set(data) >= REQUIRED_KEYS
@@ -71,6 +82,7 @@ def test_plan_json_carries_the_contract_keys(cli):
 
 def test_set_overrides_any_field(cli):
     base = ["plan", "--gpus", "1024", "--node", "dgx-h100", "--switch", "qm9700", "--json"]
+    base += ["--topology", "roft"]
     data = json.loads(cli(*base, "--set", "fabric.oversubscription=3:1").out)
     assert data["oversubscription"] == "3:1"
     data = json.loads(cli(*base, "--planes", "2").out)

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("physical", "traffic"),
     ("solve",),
     ("pipeline",),
-    ("change",),
+    ("change", "advise"),
     ("testplan",),
     ("field",),
     ("render",),

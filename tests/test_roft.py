@@ -84,7 +84,9 @@ def test_partial_su_is_provisioned_whole_by_default(catalog):
 
 
 def test_leaves_keep_uplinks_even_when_a_rail_fits_one_switch(catalog):
-    design = plan(make_spec(64, switches=["qm9700"]), catalog)  # 8 nodes fit one leaf per rail
+    design = plan(
+        make_spec(64, switches=["qm9700"], topology="roft"), catalog
+    )  # 8 nodes fit one leaf per rail
     assert design.switch_counts()["spine"] > 0
     assert design.sizing.tiers == 2
 

@@ -79,7 +79,16 @@ def test_help_loads_no_library_code_at_all():
 def test_a_small_full_job_needs_no_cp_sat():
     # 2,048 GPUs: the search's answer is proven within the default gap by the lower bound
     code, loaded, out = loaded_by(
-        "plan", "--gpus", "2048", "--node", "dgx-h100", "--switch", "qm9700", "--json"
+        "plan",
+        "--gpus",
+        "2048",
+        "--node",
+        "dgx-h100",
+        "--switch",
+        "qm9700",
+        "--topology",
+        "roft",
+        "--json",
     )
     assert code == 0 and json.loads(out)["solver"]["placement"]["method"] == "flow and swaps"
     # nor scipy: the cage groups of a design under 20,000 links are walked, not scipy's

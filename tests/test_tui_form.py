@@ -56,7 +56,7 @@ async def test_compare_at_80_columns_shows_the_cheapest_family():
         text = screen_text(tui)
         assert f"* {cheapest}" in text
         note = tui.query_one("#compare-note", Static).content
-        assert "* cheapest" in str(note)
+        assert "* recommended" in str(note)
 
 
 @sync

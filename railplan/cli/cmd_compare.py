@@ -150,6 +150,7 @@ def compare_cmd(
             "--topology: compare plans every family (roft, matrix, fat-tree, rail-only) side by "
             "side; drop --topology (use railplan plan --topology X for one family)"
         )
+    src.advisor = None  # compare plans every family; the spec's topology does not matter
     rows = compare(src.spec(), src.catalog(), layout=layout, method="naive" if naive else "cp-sat")
     result = compare_json(rows, traffic, failures)
     designs, infeasible = result["designs"], result["infeasible"]

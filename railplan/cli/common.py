@@ -69,7 +69,10 @@ SOURCE_PARAMS: list[tuple[str, Any]] = [
         Annotated[
             Optional[str],  # noqa: UP045
             typer.Option(
-                "--topology", help="roft, rail-only, matrix or fat-tree.", rich_help_panel=QUICK
+                "--topology",
+                help="roft, rail-only, matrix, fat-tree or single-switch (default: the spec's; "
+                "auto takes the recommendation).",
+                rich_help_panel=QUICK,
             ),
         ],
     ),
@@ -159,7 +162,7 @@ def design_command(func: Callable[..., Any]) -> Callable[..., Any]:
 
         given = {name: kwargs.pop(name) for name, _ in SOURCE_PARAMS}
         source, catalog_dir = given.pop("source"), given.pop("catalog_dir")
-        src = DesignSource(source, flag_overrides(**given), catalog_dir)
+        src = DesignSource(source, flag_overrides(**given), catalog_dir, advisor=advised_spec)
         note_overrides(catalog_dir)
         return func(src=src, **kwargs)
 
@@ -167,6 +170,37 @@ def design_command(func: Callable[..., Any]) -> Callable[..., Any]:
     wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     return wrapper
+
+
+def advised_spec(spec: Any, catalog: Any) -> Any:
+    """``fabric.topology: auto`` as ``railplan recommend`` answers it (said on stderr); the
+    field rule (single switch where it fits, else ROFT) when no candidate meets the
+    requirements."""
+    from railplan.advise import recommend
+    from railplan.errors import RailplanError
+
+    try:
+        rec = recommend(spec, catalog)
+    except RailplanError:
+        return spec  # nothing to search: planning the spec says what is wrong
+    if rec.recommended is None and not rec.evaluated:
+        return spec  # no candidate holds the cluster: planning the spec names the limit
+    if rec.recommended is None:
+        typer.echo(
+            "railplan: note: topology auto: no candidate meets the requirements "
+            "(railplan recommend says why); planning the field rule instead: a single switch "
+            "where the cluster fits one, else ROFT",
+            err=True,
+        )
+        return spec
+    best = rec.recommended
+    typer.echo(
+        f"railplan: note: topology auto: planning the recommendation, {best.candidate.label} "
+        f"(${best.cost_usd:,.0f}, the cheapest of {rec.stats['candidates']} candidates meeting "
+        "the requirements; railplan recommend shows why, --topology roft plans a ROFT)",
+        err=True,
+    )
+    return rec.spec(spec)
 
 
 def note_overrides(catalog_dir: Path | None) -> None:

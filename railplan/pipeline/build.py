@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design
 from railplan.gc_pause import paused
-from railplan.pipeline.plan import honour_attachment, needs_choice, plan
+from railplan.pipeline.plan import family_of, honour_attachment, needs_choice, plan
 from railplan.spec import Spec
 from railplan.validate import check
 
@@ -80,6 +80,7 @@ def _build(
     method: Literal["cp-sat", "naive"],
 ) -> Build:
     say = progress or (lambda _msg: None)
+    topology = family_of(spec, topology, catalog)  # topology: auto takes the field rule
     chosen: SolverReport | None = None
     if several_models(spec, catalog, topology):
         from railplan.solve.switch_choice import choose  # OR-Tools loads only when choosing

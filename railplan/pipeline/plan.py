@@ -6,15 +6,21 @@ from railplan.catalog import Catalog, SwitchModel, load_catalog
 from railplan.design import Design, NodeShape
 from railplan.errors import SpecError
 from railplan.spec import Spec
+from railplan.spec.schema import AUTO_TOPOLOGY
 from railplan.topology import GENERATORS
 from railplan.topology.shape import check_capacity, resolve_shape
+from railplan.topology.single_switch import auto_family
 from railplan.topology.tiers import TierModels, tier_shortlists, tier_speeds
 from railplan.validate import check
 from railplan.validate.tiers import attachment
 
 
-def family_of(spec: Spec, topology: str | None) -> str:
+def family_of(spec: Spec, topology: str | None, catalog: Catalog | None = None) -> str:
+    """The family to build: ``topology``, else the spec's; ``auto`` resolved by the field rule
+    (``auto_family``)."""
     family = topology or spec.fabric.topology
+    if family == AUTO_TOPOLOGY:
+        return auto_family(spec, catalog or load_catalog())
     if family not in GENERATORS:
         known = ", ".join(GENERATORS)
         raise SpecError(
@@ -25,7 +31,7 @@ def family_of(spec: Spec, topology: str | None) -> str:
 
 def needs_choice(spec: Spec, catalog: Catalog, topology: str | None = None) -> bool:
     """True when some tier allows several switch models (CP-SAT then picks per tier)."""
-    family = family_of(spec, topology)
+    family = family_of(spec, topology, catalog)
     _, _, lists = tier_lists(spec, catalog, family)
     return any(len(models) > 1 for models in lists.values())
 
@@ -54,7 +60,7 @@ def plan(spec: Spec, catalog: Catalog | None = None, topology: str | None = None
     ``build`` give.
     """
     catalog = catalog or load_catalog()
-    family = family_of(spec, topology)
+    family = family_of(spec, topology, catalog)
     shape, _, lists = tier_lists(spec, catalog, family)
     if any(len(models) > 1 for models in lists.values()):
         from railplan.solve.switch_choice import choose  # the solver package owns ortools

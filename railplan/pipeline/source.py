@@ -22,6 +22,7 @@ from railplan.pipeline.build import Build, build
 from railplan.pipeline.rederive import rederivation_problems
 from railplan.safe_load import MAX_JSON_BYTES, load_json, read_file
 from railplan.spec import Spec, apply_overrides, load_spec, spec_from_dict
+from railplan.spec.schema import AUTO_TOPOLOGY
 from railplan.validate import check
 
 Method = Literal["cp-sat", "naive"]
@@ -55,8 +56,12 @@ class DesignSource:
     source: Path | None = None
     overrides: list[str] = field(default_factory=list)
     catalog_dir: Path | None = None
+    #: what ``fabric.topology: auto`` becomes (the CLI passes the recommendation); None:
+    #: the library's field rule, decided by ``pipeline.plan``
+    advisor: Callable[[Spec, Catalog], Spec] | None = field(default=None, repr=False)
     _catalog: Catalog | None = field(default=None, repr=False)
     _design: Design | None = field(default=None, repr=False)
+    _spec: Spec | None = field(default=None, repr=False)
 
     def is_design_file(self) -> bool:
         return self.source is not None and self.source.suffix.lower() == ".json"
@@ -67,7 +72,20 @@ class DesignSource:
         return self._catalog
 
     def spec(self) -> Spec:
-        """The resolved spec: from the file (with overrides) or from the overrides alone."""
+        """The resolved spec: from the file (with overrides) or from the overrides alone;
+        ``topology: auto`` as the ``advisor`` decides, when there is one."""
+        if self._spec is None:
+            spec = self._read_spec()
+            if (
+                self.advisor is not None
+                and not self.is_design_file()
+                and spec.fabric.topology == AUTO_TOPOLOGY
+            ):
+                spec = self.advisor(spec, self.catalog())
+            self._spec = spec
+        return self._spec
+
+    def _read_spec(self) -> Spec:
         if self.is_design_file():
             return spec_from_dict(self.design().spec, str(self.source))
         if self.source is not None:

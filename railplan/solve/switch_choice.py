@@ -129,6 +129,10 @@ def choose(
     started = time.monotonic()
     price = price_design or nominal_pricer(catalog)
     family = topology or spec.fabric.topology
+    if family == "auto":
+        from railplan.topology.single_switch import auto_family
+
+        family = auto_family(spec, catalog)
     if family not in GENERATORS:
         raise SpecError(f"fabric.topology: {family!r} is not one of {', '.join(GENERATORS)}")
     shape = resolve_shape(spec, catalog)

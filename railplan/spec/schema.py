@@ -19,6 +19,7 @@ from pydantic import (
 
 from railplan.identifiers import ID_PATTERN, ID_RULE, is_id, shown
 from railplan.spec.labels import parse_label_template
+from railplan.spec.requirements import RequirementsSpec
 from railplan.spec.tiers import (
     RailOnlySpec,
     ReservedPortsSpec,
@@ -28,7 +29,10 @@ from railplan.spec.tiers import (
     yaml11_ratio,
 )
 
-TOPOLOGIES = ("roft", "rail-only", "matrix", "fat-tree")
+TOPOLOGIES = ("roft", "rail-only", "matrix", "fat-tree", "single-switch")
+#: ``fabric.topology: auto``: railplan picks the family (``railplan plan`` and the TUI take the
+#: recommendation of ``railplan recommend``; the library's ``plan`` the field rule)
+AUTO_TOPOLOGY = "auto"
 ROUTING_POLICIES = ("default", "ecmp", "dmodk", "deterministic", "adaptive")
 U_HEIGHT_M = 0.04445  # one rack unit, EIA-310
 #: CP-SAT takes a 32-bit random seed
@@ -86,6 +90,16 @@ class MatrixSpec(_Strict):
     )
 
 
+class SingleSwitchSpec(_Strict):
+    """Single-switch options: one switch per plane, or a redundant pair joined by ISLs."""
+
+    redundant: bool = Field(
+        False,
+        description="Two switches per plane joined by an inter-switch link (ISL) bundle, rails "
+        "alternating over them, as NVIDIA DGX BasePOD builds 4 or 8 nodes on two QM9700",
+    )
+
+
 class FatTreeSpec(_Strict):
     tors_per_rack: Literal[1, 2] = 1
 
@@ -100,7 +114,12 @@ class RoutingSpec(_Strict):
 class FabricSpec(_Strict):
     """The network: topology family, allowed switches and how it is sized."""
 
-    topology: Literal["roft", "rail-only", "matrix", "fat-tree"] = "roft"
+    topology: Literal["auto", "roft", "rail-only", "matrix", "fat-tree", "single-switch"] = Field(
+        "auto",
+        description="Topology family; auto: railplan plan takes the recommendation (railplan "
+        "recommend: the cheapest design meeting the requirements), the library's plan() the "
+        "field rule (a single switch where the cluster fits one, else ROFT)",
+    )
     switches: list[CatalogId] | None = Field(
         None,
         description="Allowed switch model ids (default: every catalog switch at the NIC speed)",
@@ -140,6 +159,15 @@ class FabricSpec(_Strict):
         "attached device (ROFT)",
     )
     rail_only: RailOnlySpec = Field(default_factory=RailOnlySpec)
+    single_switch: SingleSwitchSpec = Field(default_factory=lambda: SingleSwitchSpec())
+    min_spines: int | None = Field(
+        None,
+        ge=1,
+        le=4096,
+        description="Fewest spines per plane of a 2-tier fabric (per pod in 3 tiers), e.g. "
+        "Juniper's AI data center JVD 'at least 4 spines'; the count rises to the next one "
+        "that spreads every leaf's uplinks evenly (a divisor of the uplinks)",
+    )
     matrix: MatrixSpec = Field(default_factory=lambda: MatrixSpec())
     fat_tree: FatTreeSpec = Field(default_factory=FatTreeSpec)
     routing: RoutingSpec = Field(default_factory=RoutingSpec)
@@ -396,6 +424,11 @@ class Spec(_Strict):
     cluster: ClusterSpec
     fabric: FabricSpec = Field(default_factory=lambda: FabricSpec())
     layout: LayoutSpec = Field(default_factory=LayoutSpec)
+    requirements: RequirementsSpec | None = Field(
+        None,
+        description="What railplan recommend (and plan with topology auto) requires of a "
+        "design (default: every pair test at full rate, all-to-all pace >= 0.9)",
+    )
     phases: list[PhaseSpec] = Field(
         default_factory=list,
         max_length=64,

@@ -11,6 +11,7 @@ from railplan.topology.fat_tree import fat_tree
 from railplan.topology.matrix import matrix
 from railplan.topology.rail_only import rail_only
 from railplan.topology.roft import roft
+from railplan.topology.single_switch import single_switch
 from railplan.topology.tiers import TierModels
 
 #: a family's construction: the spec, the node shape and one switch model (or one per tier)
@@ -21,4 +22,5 @@ GENERATORS: dict[str, Generator] = {
     "rail-only": rail_only,
     "matrix": matrix,
     "fat-tree": fat_tree,
+    "single-switch": single_switch,
 }

@@ -43,6 +43,9 @@ class UpperPlan:
     #: 3-tier: cores per spine group, and each pod's spine uplinks
     group_cores: int = 0
     pod_up: tuple[int, ...] = ()
+    #: 3-tier: spine positions one core group serves (1: the classic one group per position;
+    #: more when few pods would leave a core per position nearly empty)
+    shared: int = 1
 
     @property
     def spine_count(self) -> int:
@@ -50,7 +53,7 @@ class UpperPlan:
 
     @property
     def core_count(self) -> int:
-        return self.spines * self.group_cores if self.tiers == 3 else 0
+        return self.spines // self.shared * self.group_cores if self.tiers == 3 else 0
 
     @property
     def spine_core_links(self) -> int:
@@ -62,10 +65,13 @@ def pod_capacity_groups(spine_down: int, leaves_per_group: int) -> int:
     return spine_down // leaves_per_group
 
 
-def two_tier_spines(leaves: Sequence[UpLeaf], capacity: int) -> int | None:
-    """Fewest spines S (a divisor of the largest uplink count) whose ports hold every leaf."""
+def two_tier_spines(leaves: Sequence[UpLeaf], capacity: int, least: int = 1) -> int | None:
+    """Fewest spines S (a divisor of the largest uplink count, at least ``least``: e.g.
+    Juniper's AI data center JVD asks for "at least 4 spines") whose ports hold every leaf."""
     u_max = max(leaf.up for leaf in leaves)
     for s in divisors(u_max):
+        if s < least:
+            continue
         if sum(math.ceil(leaf.up / s) for leaf in leaves) <= capacity:
             return s
     return None
@@ -76,7 +82,7 @@ def size_upper(
 ) -> UpperPlan:
     """How many spines (and cores) one plane needs; ``tiers`` None means the fewest that fit."""
     if tiers in (None, 2):
-        spines = two_tier_spines(leaves, upper.two_tier_capacity())
+        spines = two_tier_spines(leaves, upper.two_tier_capacity(), upper.min_spines)
         if spines is not None:
             return UpperPlan(tiers=2, groups_per_pod=0, pods=0, spines=spines)
         if tiers == 2:
@@ -98,7 +104,8 @@ def _size_three_tier(
         )
     u_max = max(leaf.up for leaf in leaves)
     full_pod = groups_per_pod * leaves_per_group
-    pod_spines = next(s for s in divisors(u_max) if full_pod * math.ceil(u_max / s) <= down)
+    fits = [s for s in divisors(u_max) if full_pod * math.ceil(u_max / s) <= down]
+    pod_spines = next((s for s in fits if s >= upper.min_spines), fits[-1])
     pods: dict[int, list[UpLeaf]] = {}
     for leaf in leaves:
         pods.setdefault(leaf.group // groups_per_pod, []).append(leaf)
@@ -115,7 +122,17 @@ def _size_three_tier(
     )
     if group_cores is None:
         raise CapacityExceeded(f"3-tier: {n_pods} pods exceed what {radix}-port cores hold")
-    return UpperPlan(3, groups_per_pod, n_pods, pod_spines, group_cores, pod_up)
+    shared = _shared_positions(pod_spines, pod_up, group_cores, radix)
+    return UpperPlan(3, groups_per_pod, n_pods, pod_spines, group_cores, pod_up, shared)
+
+
+def _shared_positions(spines: int, pod_up: Sequence[int], group_cores: int, radix: int) -> int:
+    """Spine positions per core group, sized from the ports the cores use: the most (a
+    divisor of the positions, so every group is alike) whose cores still hold every link.
+    With many pods a core's ports fill from one position (1, the classic groups); with few,
+    one position would leave each core nearly empty (Alibaba HPN's single pod: 8 of 128)."""
+    per_position = sum(math.ceil(u / group_cores) for u in pod_up)
+    return max(j for j in divisors(spines) if j * per_position <= radix)
 
 
 def build_upper(
@@ -172,14 +189,15 @@ def _wire_three_tier(
                 b.connect("leaf-spine", leaf.id, spine, plane, per)
         for spine in ids:
             b.skip_to(spine, upper.spine.up_start)
-    for j in range(plan.spines):
+    for g in range(plan.spines // plan.shared):
         for c in range(plan.group_cores):
-            core = b.add_switch(f"p{plane}-core-g{j + 1:02d}-{c + 1:02d}", "core", plane)
-            for p in range(plan.pods):
-                b.connect(
-                    "spine-core",
-                    spine_ids[p][j],
-                    core,
-                    plane,
-                    math.ceil(plan.pod_up[p] / plan.group_cores),
-                )
+            core = b.add_switch(f"p{plane}-core-g{g + 1:02d}-{c + 1:02d}", "core", plane)
+            for j in range(g * plan.shared, (g + 1) * plan.shared):
+                for p in range(plan.pods):
+                    b.connect(
+                        "spine-core",
+                        spine_ids[p][j],
+                        core,
+                        plane,
+                        math.ceil(plan.pod_up[p] / plan.group_cores),
+                    )

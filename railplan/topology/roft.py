@@ -302,7 +302,7 @@ def default_routing(spec: Spec, topology: str, tiers: int) -> Routing:
     policy = spec.fabric.routing.policy
     classes = tuple(spec.fabric.routing.adaptive_classes)
     if policy == "default":
-        policy = "deterministic" if topology in ("matrix", "rail-only") else "ecmp"
+        policy = "deterministic" if topology in ("matrix", "rail-only", "single-switch") else "ecmp"
     desc = {
         "ecmp": "ECMP at every tier with equal-cost choices; one RoCEv2 flow per QP "
         "(UDP source port from the QP numbers, destination port 4791)",

@@ -197,6 +197,8 @@ class UpperTiers:
     spine_all: PortLayout
     #: why these models cannot build a core tier ("" when they can)
     missing: str = ""
+    #: fewest spines per plane (2 tiers) or per pod (3 tiers): ``fabric.min_spines``
+    min_spines: int = 1
 
     def two_tier_capacity(self) -> int:
         """Leaf-facing ports of one spine in a 2-tier fabric."""
@@ -223,7 +225,8 @@ def upper_tiers(spec: Spec, models: TierModels, speeds: TierSpeeds) -> UpperTier
         core, missing = spine_all, str(exc)
     if asked is not None and missing:
         raise InfeasibleError(missing)
-    return UpperTiers(spine, core, asked is not None, spine_all, missing)
+    least = spec.fabric.min_spines or 1
+    return UpperTiers(spine, core, asked is not None, spine_all, missing, least)
 
 
 def per_tier(spec: Spec, models: TierModels, speeds: TierSpeeds) -> bool:

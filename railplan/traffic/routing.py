@@ -80,7 +80,9 @@ def effective_policy(design: Design, routing: str | None = None, traffic_class: 
             raise RoutingError(f"routing {routing!r} is not a policy; use {', '.join(POLICIES)}")
         return routing
     r = design.routing
-    fallback = "deterministic" if design.topology in ("matrix", "rail-only") else "ecmp"
+    fallback = (
+        "deterministic" if design.topology in ("matrix", "rail-only", "single-switch") else "ecmp"
+    )
     if r.policy == "adaptive":
         if not r.adaptive_classes or traffic_class in r.adaptive_classes:
             return "adaptive"

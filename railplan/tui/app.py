@@ -228,7 +228,8 @@ class RailplanApp(App[None]):
         table.add_rows(rows)
         table.move_cursor(column=max(1, min(column, len(columns) - 1)))
         lines = [
-            "* cheapest bill (fewest switches until billed); bills are on first-fit racks "
+            "* recommended: the cheapest bill with every pair test at full rate and all-to-all "
+            ">= 0.9 (until traffic and bills are in: the cheapest); bills are on first-fit racks "
             "until the placement is solved. Enter on a column plans that family alone."
         ]
         lines += [f"{r.family}: {r.reason}" for r in out.rows if r.summary is None and r.reason]
@@ -253,12 +254,9 @@ class RailplanApp(App[None]):
 
     # -- state for screens and tests ----------------------------------------------------------
     def spec_data(self) -> dict[str, Any]:
-        """The spec data the form describes (what Save writes); compare saves the family shown."""
-        data = form_data(self.base, self.form.values())
-        out = self.outcome
-        if self.compare_mode and out is not None and out.family is not None:
-            data.setdefault("fabric", {})["topology"] = out.family
-        return data
+        """The spec data the form describes (what Save writes): comparing keeps the spec's own
+        topology, the design on show; only picking a column (Enter) changes it."""
+        return form_data(self.base, self.form.values())
 
     def set_phases(self, phases: list[dict[str, Any]]) -> None:
         """The build-out phases typed in the Growth view: kept in the spec Save writes."""

@@ -23,6 +23,7 @@ from railplan.pipeline.build import build
 from railplan.pipeline.compare import FAMILIES, compare
 from railplan.pipeline.layout import complete
 from railplan.spec import Spec
+from railplan.spec.requirements import DEFAULT_ALLTOALL, DEFAULT_PAIRS_FULL
 from railplan.traffic.summary import summary_for_compare
 from railplan.tui.runner import InlineRunner, Runner
 
@@ -58,7 +59,8 @@ class Outcome:
     spec: Spec
     compare_mode: bool
     rows: tuple[FamilyResult, ...] = ()
-    #: the family on show: the spec's, or the cheapest when comparing
+    #: the family on show: the spec's own (when comparing: the recommended one when the spec
+    #: leaves its topology to railplan, until then the cheapest)
     shown: FamilyResult | None = None
     error: str = ""
     stage: str = "planning"
@@ -91,6 +93,17 @@ class Outcome:
         return self.shown.family if self.shown else None
 
     @property
+    def recommended(self) -> str | None:
+        """The cheapest billed family whose traffic meets the default requirements (every
+        pair test at full rate, all-to-all pace >= 0.9: ``railplan recommend``'s defaults);
+        None until the bills and the traffic are in, or when no family meets them."""
+        known = [r for r in self.rows if r.totals and r.collisions]
+        meeting = [r for r in known if _meets_defaults(r.collisions)]
+        if not meeting:
+            return None
+        return min(meeting, key=lambda r: (float(r.totals["cost_usd"]), r.family)).family  # type: ignore[index]
+
+    @property
     def cheapest(self) -> str | None:
         """The billed family with the lowest cost; before any bill, the fewest switches."""
         billed = [r for r in self.rows if r.totals]
@@ -100,6 +113,22 @@ class Outcome:
         if not feasible:
             return None
         return min(feasible, key=lambda r: r.summary["switches"]["total"]).family  # type: ignore[index]
+
+
+def _meets_defaults(figures: dict[str, Any] | None) -> bool:
+    pairs = (figures or {}).get("pairs")
+    a2a = (figures or {}).get("alltoall")
+    full = 1.0 if pairs is None else float(pairs.get("fraction_full", 0.0))
+    pace = 1.0 if a2a is None else float(a2a.get("collective_fraction", 0.0))
+    return full >= DEFAULT_PAIRS_FULL - 1e-9 and pace >= DEFAULT_ALLTOALL - 1e-9
+
+
+def _on_show(out: Outcome, feasible: list[FamilyResult]) -> FamilyResult | None:
+    """The spec's own family when it is compared; for ``topology: auto`` the recommended
+    family (the cheapest until the traffic is in): comparing never swaps the design edited."""
+    own = out.spec.fabric.topology
+    pick = own if own in FAMILIES else (out.recommended or out.cheapest)
+    return next((r for r in feasible if r.family == pick), None)
 
 
 # -- library calls (run in child processes; arguments and results pickle) ---------------------
@@ -212,7 +241,8 @@ def _compare(
     cancelled: Cancelled,
     methods: tuple[Method, ...],
 ) -> Iterator[Outcome]:
-    """Every family at once, one stream each (as ``railplan compare``); the cheapest is shown."""
+    """Every family at once, one stream each (as ``railplan compare``); the spec's own family
+    is shown (``_on_show``), the recommended one marked."""
     rows = {f: FamilyResult(family=f, reason="planning...") for f in FAMILIES}
     tasks = [(f, family_stream, (out.spec, catalog, f, methods)) for f in FAMILIES]
     planned: set[Any] = set()
@@ -228,7 +258,7 @@ def _compare(
         feasible = [r for r in rows.values() if r.summary is not None]
         busy = [_stage(r, methods) for r in feasible if _stage(r, methods) != "done"]
         out = replace(out, rows=tuple(rows.values()), stage=busy[0] if busy else "done")
-        out = replace(out, shown=next((r for r in feasible if r.family == out.cheapest), None))
+        out = replace(out, shown=_on_show(out, feasible))
         if out.shown is None:
             yield replace(out, error=_no_family(list(rows.values())), done=True)
             return

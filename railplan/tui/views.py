@@ -79,7 +79,8 @@ def summary_table(out: Outcome) -> Table:
         table.add_row("", Text("no design yet", style="dim"))
         return table
     if out.compare_mode:
-        table.add_row("showing", Text(f"cheapest family: {s['topology']}", style=CHEAPEST_STYLE))
+        mark = " (recommended)" if s["topology"] == out.recommended else ""
+        table.add_row("showing", Text(f"your design: {s['topology']}{mark}", style=CHEAPEST_STYLE))
     table.add_row("cluster", f"{s['gpus']} GPUs = {s['nodes']} nodes x {s['gpus_per_node']}")
     table.add_row("NIC ports", f"{s['nic_ports_per_node']}/node at {s['port_speed_gbps']}G")
     table.add_row(
@@ -174,9 +175,10 @@ COMPARE_ROWS = (
 
 
 def compare_table(out: Outcome) -> tuple[list[tuple[str, Text]], list[list[Text]]]:
-    """Families as columns (keyed by family), figures as rows; the cheapest is highlighted and
-    comes first, so a narrow terminal (80 columns beside the form) still shows it."""
-    cheapest = out.cheapest
+    """Families as columns (keyed by family), figures as rows; the recommended family (the
+    cheapest meeting the default requirements; the cheapest until traffic is in) is marked,
+    highlighted and comes first, so a narrow terminal (80 columns beside the form) shows it."""
+    cheapest = out.recommended or out.cheapest
     columns = [("what", Text(""))]
     cells: list[list[str]] = [[label] for label in COMPARE_ROWS]
     for row in sorted(out.rows, key=lambda r: r.family != cheapest):

@@ -253,7 +253,7 @@ def even_spreading(d: Design) -> list[str]:
 
 def rail_alignment(d: Design) -> list[str]:
     """Rail switches and ROFT leaves carry a single rail, and ROFT leaves a single SU."""
-    if d.topology not in ("roft", "rail-only"):
+    if d.topology not in ("roft", "rail-only", "single-switch"):
         return []
     switches = d.switch_by_id()
     nodes = d.node_by_id()

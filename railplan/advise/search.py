@@ -1,0 +1,315 @@
+"""The search behind ``railplan recommend``: bound every candidate in closed form, evaluate in
+order of bound until no unevaluated candidate can be cheaper, in a process pool.
+
+Branch and bound: candidates are taken in order of their lower bound (``bounds.lower_bound``)
+and evaluated (``evaluate.evaluate``: built, billed, checked, analyzed); once the next bound
+is at least the cost of the best design meeting every requirement, no other candidate can
+win. Workers evaluate a batch ahead, but results are accepted in bound order and the ones a
+one-by-one search would not have reached are dropped, so the answer (and every listed
+design) is the same for any number of workers. Each family's reference point (its cheapest
+1:1, one-plane candidate by bound) is evaluated too, so the frontier shows what every family
+that can hold the cluster would cost and do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from typing import Any
+
+from railplan.advise.bounds import Bound, lower_bound
+from railplan.advise.candidates import FAMILIES, Candidate, candidates, shortlist, spec_of
+from railplan.advise.evaluate import Evaluation, evaluate
+from railplan.advise.requirements import failed, requirements_of
+from railplan.catalog import Catalog, load_catalog
+from railplan.errors import RailplanError
+from railplan.spec import Spec
+from railplan.spec.requirements import RequirementsSpec
+
+#: figures the frontier compares (more is better for each)
+TRAFFIC_KEYS = ("pairs_full", "alltoall", "pd", "worst_failure")
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """The search's answer: the recommended evaluation, the frontier, what lost and why."""
+
+    requirements: RequirementsSpec
+    overridden: tuple[str, ...]
+    recommended: Evaluation | None
+    frontier: tuple[Evaluation, ...]
+    #: (candidate or None for a switch model ruled out, family, model, reason)
+    rejected: tuple[dict[str, Any], ...]
+    evaluated: tuple[Evaluation, ...]
+    bounds: dict[Candidate, Bound] = field(default_factory=dict)
+    stats: dict[str, int] = field(default_factory=dict)
+    #: the requirements without the overrides (the spec's, else the defaults)
+    baseline: RequirementsSpec | None = None
+
+    def spec(self, base: Spec) -> Spec:
+        """The base spec set to the recommended candidate (what ``-o`` writes and plans)."""
+        assert self.recommended is not None
+        return spec_of(base, self.recommended.candidate)
+
+
+# -- worker processes ----------------------------------------------------------------------
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init(base: Spec, req: RequirementsSpec, catalog: Catalog) -> None:
+    _WORKER.update(base=base, req=req, catalog=catalog)
+
+
+def _bound_task(cand: Candidate) -> Bound | str:
+    return bound_or_reason(_WORKER["base"], cand, _WORKER["catalog"])
+
+
+def _evaluate_task(cand: Candidate) -> Evaluation:
+    return evaluate(_WORKER["base"], cand, _WORKER["req"], _WORKER["catalog"])
+
+
+def _reference_task(cand: Candidate) -> Evaluation:
+    return evaluate(_WORKER["base"], cand, _WORKER["req"], _WORKER["catalog"], full=True)
+
+
+def bound_or_reason(base: Spec, cand: Candidate, catalog: Catalog) -> Bound | str:
+    """The candidate's lower bound, or the reason it cannot hold the cluster."""
+    try:
+        return lower_bound(spec_of(base, cand), catalog, cand.family, catalog.switch(cand.switch))
+    except RailplanError as exc:
+        return str(exc)
+
+
+class _Runner:
+    """Map a task over candidates inline (one worker) or in a fork-started process pool."""
+
+    def __init__(self, workers: int, base: Spec, req: RequirementsSpec, catalog: Catalog):
+        self.workers = workers
+        _init(base, req, catalog)
+        self.pool: ProcessPoolExecutor | None = None
+        if workers > 1:
+            self.pool = ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=get_context("fork"),
+                initializer=_init,
+                initargs=(base, req, catalog),
+            )
+
+    def map(self, fn: Callable[[Candidate], Any], items: Sequence[Candidate]) -> list[Any]:
+        if self.pool is None or len(items) < 2:
+            return [fn(c) for c in items]
+        return list(self.pool.map(fn, items, chunksize=max(1, len(items) // (4 * self.workers))))
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+
+def default_workers() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def recommend(
+    spec: Spec,
+    catalog: Catalog | None = None,
+    overrides: dict[str, Any] | None = None,
+    *,
+    workers: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Recommendation:
+    """The cheapest candidate meeting every requirement, the frontier and the rejected, for
+    the cluster of ``spec`` (its shortlist, stated fabric fields and requirements kept)."""
+    catalog = catalog or load_catalog()
+    say = progress or (lambda _m: None)
+    req = requirements_of(spec, overrides)
+    _, ruled_out = shortlist(spec, catalog, req)
+    rejected: list[dict[str, Any]] = [
+        {"family": "*", "model": m, "candidate": None, "reason": why} for m, why in ruled_out
+    ]
+    cands = candidates(spec, catalog, req)
+    if not cands:
+        raise RailplanError(
+            "no switch model is left to search: "
+            + "; ".join(f"{m} {why}" for m, why in ruled_out)
+            + "; relax protocol or vendors, or list other fabric.switches"
+        )
+    runner = _Runner(workers or default_workers(), spec, req, catalog)
+    try:
+        say(f"bounding {len(cands)} candidates")
+        raw = runner.map(_bound_task, cands)
+        bounds: dict[Candidate, Bound] = {}
+        for cand, b in zip(cands, raw, strict=True):
+            if isinstance(b, str):
+                rejected.append(_reject(cand, f"cannot hold the cluster: {b}"))
+            elif req.budget_usd is not None and b.cost_usd > req.budget_usd:
+                rejected.append(
+                    _reject(
+                        cand,
+                        f"its lower bound ${b.cost_usd:,.0f} exceeds "
+                        f"budget_usd ${req.budget_usd:,.0f}",
+                    )
+                )
+            elif req.max_power_w is not None and b.switch_power_w > req.max_power_w:
+                rejected.append(
+                    _reject(
+                        cand,
+                        f"its switches alone draw {b.switch_power_w:,.0f} W, "
+                        f"above max_power_w {req.max_power_w:,.0f} W",
+                    )
+                )
+            else:
+                bounds[cand] = b
+        for cand in [c for c in bounds if not c.whole_su]:
+            twin = dataclasses.replace(cand, whole_su=True)
+            if twin in bounds and bounds[twin] == bounds[cand]:
+                del bounds[cand]  # every SU is whole: the same design as its twin
+                rejected.append(
+                    _reject(cand, f"the same design as {twin.label}: every SU is whole")
+                )
+        order = sorted(bounds, key=lambda c: (bounds[c].cost_usd, c.label, c))
+        evaluated = _branch_and_bound(runner, order, bounds, say)
+        reps = _references(order, bounds, evaluated)
+        if reps:
+            say(f"evaluating {len(reps)} family reference point(s)")
+            evaluated.update(zip(reps, runner.map(_reference_task, reps), strict=True))
+    finally:
+        runner.close()
+    return _answer(spec, req, overrides, evaluated, order, bounds, rejected, len(cands))
+
+
+def _branch_and_bound(
+    runner: _Runner,
+    order: list[Candidate],
+    bounds: dict[Candidate, Bound],
+    say: Callable[[str], None],
+) -> dict[Candidate, Evaluation]:
+    evaluated: dict[Candidate, Evaluation] = {}
+    best: float | None = None
+    i = 0
+    while i < len(order):
+        if best is not None and bounds[order[i]].cost_usd >= best:
+            break
+        batch = order[i : i + runner.workers]
+        say(f"evaluating {', '.join(c.label for c in batch)}")
+        results = runner.map(_evaluate_task, batch)
+        for cand, ev in zip(batch, results, strict=True):
+            if best is not None and bounds[cand].cost_usd >= best:
+                return evaluated  # a one-by-one search stops here
+            evaluated[cand] = ev
+            i += 1
+            if ev.meets and (best is None or ev.cost_usd < best):
+                best = ev.cost_usd
+    return evaluated
+
+
+def _references(
+    order: list[Candidate], bounds: dict[Candidate, Bound], evaluated: dict[Candidate, Evaluation]
+) -> list[Candidate]:
+    """Per family, its cheapest-bound 1:1 one-plane whole-SU candidate, when not evaluated."""
+    out = []
+    seen: set[str] = set()
+    for cand in order:
+        if cand.family in seen:
+            continue
+        if cand.oversubscription == "1:1" and cand.planes == 1 and cand.whole_su:
+            seen.add(cand.family)
+            if cand not in evaluated:
+                out.append(cand)
+    return out
+
+
+def _reject(cand: Candidate, reason: str) -> dict[str, Any]:
+    return {"family": cand.family, "model": cand.switch, "candidate": cand, "reason": reason}
+
+
+def dominates(a: Evaluation, b: Evaluation) -> bool:
+    """``a`` costs no more and is at least as good in every traffic figure, better in one."""
+    keys = [k for k in TRAFFIC_KEYS if k in a.figures and k in b.figures]
+    ge = a.cost_usd <= b.cost_usd and all(a.figures[k] >= b.figures[k] - 1e-9 for k in keys)
+    gt = a.cost_usd < b.cost_usd or any(a.figures[k] > b.figures[k] + 1e-9 for k in keys)
+    return ge and gt
+
+
+def _answer(
+    spec: Spec,
+    req: RequirementsSpec,
+    overrides: dict[str, Any] | None,
+    evaluated: dict[Candidate, Evaluation],
+    order: list[Candidate],
+    bounds: dict[Candidate, Bound],
+    rejected: list[dict[str, Any]],
+    total: int,
+) -> Recommendation:
+    built = sorted(
+        (e for e in evaluated.values() if e.built and e.billed),
+        key=lambda e: (e.cost_usd, FAMILIES.index(e.candidate.family), e.candidate.label),
+    )
+    same: dict[Candidate, Candidate] = {}
+    seen: dict[str, Candidate] = {}
+    for e in built:  # one wiring under two names (rail-only on one switch = single switch)
+        key = repr((e.cost_usd, e.summary.get("switches"), e.summary.get("links"), e.figures))
+        if key in seen:
+            same[e.candidate] = seen[key]
+        else:
+            seen[key] = e.candidate
+    built = [e for e in built if e.candidate not in same]
+    meeting = [e for e in built if e.meets]
+    best = meeting[0] if meeting else None
+    frontier = [e for e in built if not any(dominates(o, e) for o in built)]
+    on_frontier = {e.candidate for e in frontier}
+    for cand in order:
+        ev = evaluated.get(cand)
+        if cand in same:
+            rejected.append(_reject(cand, f"the same design as {same[cand].label}"))
+        elif ev is None:
+            if best is not None:
+                reason = (
+                    f"cannot win: its lower bound ${bounds[cand].cost_usd:,.0f} is at least "
+                    f"the recommended ${best.cost_usd:,.0f}"
+                )
+            else:
+                reason = "not evaluated"
+            rejected.append(_reject(cand, reason))
+        elif not ev.built:
+            rejected.append(_reject(cand, f"cannot hold the cluster: {ev.reason}"))
+        elif not ev.billed:
+            rejected.append(_reject(cand, lost_reason(ev, best)))
+        elif best is not None and cand == best.candidate:
+            continue
+        elif cand not in on_frontier:
+            rejected.append(_reject(cand, lost_reason(ev, best)))
+    return Recommendation(
+        requirements=req,
+        overridden=tuple(sorted(overrides or {})),
+        recommended=best,
+        frontier=tuple(frontier),
+        rejected=tuple(rejected),
+        evaluated=tuple(built),
+        bounds=bounds,
+        baseline=requirements_of(spec),
+        stats={
+            "candidates": total,
+            "bounded": len(bounds),
+            "evaluated": len(evaluated),
+            "pruned": len(bounds) - len(evaluated),
+        },
+    )
+
+
+def lost_reason(ev: Evaluation, best: Evaluation | None) -> str:
+    """Why ``ev`` is not the recommendation: a failed requirement, or its extra cost."""
+    bad = failed(ev.verdicts)
+    if ev.check_problems:
+        return f"fails railplan check: {ev.check_problems[0]}"
+    if bad:
+        return "fails " + "; ".join(v.sentence() for v in bad)
+    if best is None:
+        return "no design meets the requirements"
+    extra = ev.cost_usd - best.cost_usd
+    pct = 100 * extra / best.cost_usd if best.cost_usd else 0.0
+    return f"costs ${extra:,.0f} more (+{pct:.1f}%)"
