@@ -22,6 +22,7 @@ SPARSE: dict[str, Any] = {
     "tier_sizing": (),
     "reserved_per_leaf": 0,
     "attachment": "auto",
+    "domain_nodes": 1,
 }
 
 

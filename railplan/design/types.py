@@ -27,6 +27,8 @@ class NodeShape:
     port_plane: tuple[int, ...]
     #: rail of each node port inside its plane
     port_rail: tuple[int, ...]
+    #: consecutive nodes that share one NVLink domain (18 trays of an NVL72 rack; 1: the node)
+    domain_nodes: int = 1
 
     @property
     def ports(self) -> int:
