@@ -23,6 +23,7 @@ SPARSE: dict[str, Any] = {
     "reserved_per_leaf": 0,
     "attachment": "auto",
     "domain_nodes": 1,
+    "spine_groups": 1,
 }
 
 

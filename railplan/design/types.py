@@ -219,6 +219,8 @@ class Sizing:
     reserved_per_leaf: int = 0
     #: how a NIC's ports meet the leaves: auto, single-tor or dual-tor
     attachment: str = "auto"
+    #: rail groups of a plane, each with spines of its own (``fabric.spine_groups``)
+    spine_groups: int = 1
 
 
 @dataclass(frozen=True, slots=True)

@@ -267,6 +267,8 @@ def check_capacity(
     model, radix = max(sorted(usable.items()), key=lambda mr: mr[1])
     tiers = 3 if spec.fabric.tiers == "auto" else int(spec.fabric.tiers)
     limit = fabric_capacity(radix, spec.fabric.oversubscription_ratio, tiers)
+    if tiers <= 2:
+        limit *= spec.fabric.spine_groups  # each rail group is a 2-tier fabric of its own
     per_plane = ports // spec.fabric.planes
     if per_plane > limit:
         most = limit * spec.fabric.planes // shape.ports * shape.gpus
