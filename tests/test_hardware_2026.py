@@ -10,6 +10,7 @@ NVIDIA's first co-packaged optics switches": 576 GPUs 12 switches, 4,608 GPUs 10
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from collections import Counter
@@ -144,11 +145,18 @@ def test_cpo_links_bill_no_pluggable_at_the_switch(catalog: Catalog) -> None:
     assert built.bom is not None
     lines = {ln.part: ln for ln in built.bom.lines}
     engine = lines["cpo-800g-dr4-nvidia"]
-    assert engine.count > 0 and engine.unit_price_usd == 0  # priced inside the switch
+    # one engine port per switch port used (576 down, 576 up at the leaves, 576 at the spines),
+    # priced and powered inside the switch; the modules bought are the trays' 576 only
+    assert engine.kind == "optical-engine" and engine.count == 3 * 576
+    assert engine.unit_price_usd == 0 and engine.total_power_w == 0
+    t = built.bom.totals
+    assert t.transceivers == t.transceivers_node == 576 and t.transceivers_switch == 0
     # CPO against pluggable: the same 576 GPUs on air-cooled Q3400s with modules in the cages
     plug = build(make_spec(576, "gb300-nvl72", switches=["q3400"]), catalog)
-    assert plug.bom is not None
-    assert plug.bom.totals.transceivers > built.bom.totals.transceivers - engine.count
+    assert plug.bom is not None and plug.design.switch_counts() == built.design.switch_counts()
+    p = plug.bom.totals
+    assert p.transceivers_switch == 8 * 72 + 4 * 72  # one twin-port module per cage used
+    assert t.power_w < p.power_w  # the engines' power is inside the 3.95 kW switches
 
 
 def test_nvl72_gpus_come_in_whole_racks(catalog: Catalog) -> None:
@@ -305,3 +313,30 @@ def test_no_sweep_case_bills_a_part_slower_than_its_link(catalog: Catalog, case:
     spec = make_spec(gpus, node, topology=family, switches=[switch])
     built = build(spec, catalog, time_limit_s=None if SLOW else 1.0)
     assert_no_part_slower_than_its_link(built.design, catalog)
+
+
+# -- the acceptance commands, as a user types them ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("node", "switch", "leaf", "spine"),
+    [("gb200-nvl72", "qm9700", 20, 16), ("gb300-nvl72", "q3400", 8, 4)],
+)
+def test_plan_command_for_nvl72(cli, node: str, switch: str, leaf: int, spine: int) -> None:  # type: ignore[no-untyped-def]
+    res = cli("plan", "--gpus", "576", "--node", node, "--switch", switch)
+    assert res.code == 0, res.err
+    assert f"{leaf} leaf, {spine} spine" in res.out
+    assert "NVLink domains" in res.out and "8 of 18 nodes" in res.out and "bill" in res.out
+
+
+def test_plan_command_for_b300_ethernet_16_su(cli) -> None:  # type: ignore[no-untyped-def]
+    res = cli(
+        "plan", "--gpus", "8192", "--node", "hgx-b300-8x2x400g", "--switch", "sn5600",
+        "--planes", "2", "--set", "fabric.leaf.up_gbps=800", "--set", "fabric.spine_groups=2",
+        "--no-layout", "--json",
+    )  # fmt: skip
+    assert res.code == 0, res.err
+    out = json.loads(res.out)
+    assert out["tiers"] == 2 and out["spine_groups"] == 2
+    assert out["switches"] == {"leaf": 256, "spine": 128, "core": 0, "total": 384}
+    assert out["links"]["leaf_spine"] == 8192

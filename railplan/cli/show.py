@@ -56,6 +56,14 @@ def plan_table(summary: dict[str, Any]) -> Table:
         table.add_row("scalable units", f"{s['scalable_units']} of {s['su_nodes']} nodes")
     if s.get("pods"):
         table.add_row("pods", str(s["pods"]))
+    if s.get("nvlink_domains"):
+        dom = s["nvlink_domains"]
+        table.add_row(
+            "NVLink domains",
+            f"{dom['domains']} of {dom['nodes_per_domain']} nodes, one rack each",
+        )
+    if s.get("spine_groups"):
+        table.add_row("spine groups", f"{s['spine_groups']} per plane, by rail")
     table.add_row("routing", s["routing"])
     totals = s.get("totals")
     if totals:
