@@ -340,3 +340,45 @@ def test_plan_command_for_b300_ethernet_16_su(cli) -> None:  # type: ignore[no-u
     assert out["tiers"] == 2 and out["spine_groups"] == 2
     assert out["switches"] == {"leaf": 256, "spine": 128, "core": 0, "total": 384}
     assert out["links"]["leaf_spine"] == 8192
+
+
+# -- Ethernet reference fabrics with published counts ---------------------------------------
+
+
+# Asterfusion, "Middle-to-Large Scale AI Compute Backend Fabric Configuration Guide" (a 400G
+# GPU backend): 64 compute nodes of 4 GPUs, "6 CX864E-N: 2 Spine nodes and 4 Leaf nodes", NIC N
+# to leaf N; and "Compute Backend Fabric Configuration Guide" (small scale, rail-only): 32
+# nodes of 4 GPUs on 4 CX732Q-N leaves.
+@pytest.mark.parametrize(
+    ("gpus", "switch", "topology", "leaf", "spine"),
+    [(256, "cx864e-n", "roft", 4, 2), (128, "cx732q-n", "rail-only", 4, 0)],
+)
+def test_asterfusion_backend_guides(
+    catalog: Catalog, gpus: int, switch: str, topology: str, leaf: int, spine: int
+) -> None:
+    spec = spec_from_dict(
+        {
+            "cluster": {"gpus": gpus, "gpus_per_node": 4, "nic": "cx7-400g", "nics_per_node": 4},
+            "fabric": {"switches": [switch], "topology": topology},
+        }
+    )
+    d = plan(spec, catalog)
+    assert d.switch_counts() == {"leaf": leaf, "spine": spine, "core": 0, "total": leaf + spine}
+    assert check(d, catalog) == []
+
+
+def test_a_grouped_spine_reached_across_groups_is_caught(catalog: Catalog) -> None:
+    """check() re-derives the rail groups: a leaf wired to the other group's spine fails."""
+    import dataclasses
+
+    d = plan(spec_from_dict(b300_ethernet(8192)), catalog)
+    sw = d.switch_by_id()
+    other = next(s.id for s in d.switches if s.role == "spine" and s.group == "spine-group-2")
+    links = list(d.links)
+    i = next(
+        k for k, lk in enumerate(links)
+        if lk.kind == "leaf-spine" and sw[lk.a_device].rail == 0 and sw[lk.b_device].plane == 0
+    )  # fmt: skip
+    links[i] = dataclasses.replace(links[i], b_device=other)
+    broken = dataclasses.replace(d, links=tuple(links))
+    assert any("rail group" in p or "uneven" in p for p in check(broken, catalog))
