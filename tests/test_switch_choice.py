@@ -112,7 +112,7 @@ def catalog_plus(models: list[tuple[str, int, float]]) -> Catalog:
     docs = []
     for file in sorted(CATALOGS.glob("*.yaml")):
         doc = yaml.safe_load(file.read_text(encoding="utf-8"))
-        if "switches" in doc:
+        if "switches" in doc and any(s["id"] == "cx864e-n" for s in doc["switches"]):
             base = next(s for s in doc["switches"] if s["id"] == "cx864e-n")
             for mid, cages, price in models:
                 doc["switches"].append(

@@ -13,8 +13,11 @@ SOURCE_KINDS = ("datasheet", "list price", "estimate", "vendor", "standard")
 #: twin-port cages, liquid-cooled switches). NVIDIA's XDR part list: "IHS transceivers or copper
 #: cables are only used in air-cooled switches ... everything else uses RHS"; the two do not
 #: swap cages, but their internals are the same, so an IHS end links to an RHS end.
-FORM_FACTORS = ("osfp", "osfp-rhs", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28")
-FormFactor = Literal["osfp", "osfp-rhs", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28"]
+#: "cpo" is a co-packaged-optics switch port: no pluggable, the fibre meets the switch's optical
+#: engine at a faceplate connector (the engine's power is in the switch's own figure); it takes
+#: only the engine entry of its switch (a "cpo" transceiver, priced inside the switch).
+FORM_FACTORS = ("osfp", "osfp-rhs", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "cpo")
+FormFactor = Literal["osfp", "osfp-rhs", "qsfp112", "qsfp-dd", "qsfp56", "qsfp28", "cpo"]
 #: link protocols a part supports (a switch runs one; a twin-port NVIDIA module runs both)
 Protocol = Literal["infiniband", "ethernet"]
 PROTOCOLS: tuple[Protocol, ...] = ("infiniband", "ethernet")
@@ -48,6 +51,7 @@ FORM_FACTOR_GBPS = {
     "qsfp112": 400,
     "qsfp56": 200,
     "qsfp28": 100,
+    "cpo": 800,
 }
 #: plugs a cage accepts: QSFP112 and QSFP-DD cages take the older QSFP plugs too
 CAGE_ACCEPTS = {
@@ -57,6 +61,7 @@ CAGE_ACCEPTS = {
     "qsfp-dd": ("qsfp-dd", "qsfp56", "qsfp28"),
     "qsfp56": ("qsfp56", "qsfp28"),
     "qsfp28": ("qsfp28",),
+    "cpo": ("cpo",),
 }
 #: optical connectors of transceivers and fibre cords (APC and UPC polish do not mate)
 CONNECTORS = ("mpo-12-apc", "mpo-12-upc", "mpo-16-apc", "mpo-16-upc", "lc-duplex")

@@ -3,7 +3,7 @@ what they share in ``base``. The whole ``Catalog`` and its ``SECTIONS`` live her
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -77,6 +77,15 @@ class SwitchModel(_Strict):
     #: the vendor's orderable part number ("" where the catalog does not know it); the bill prints it
     part_number: str = ""
     notes: str = ""
+    #: how the switch is cooled: "liquid" switches need a coolant loop in their network rack
+    cooling: Literal["air", "liquid"] = "air"
+    #: where the port table, rack units and cooling come from (document, page or table)
+    source: str = ""
+
+    @property
+    def co_packaged(self) -> bool:
+        """True for a co-packaged-optics switch: its ports are optical engines, not cages."""
+        return self.form_factor == "cpo"
 
     @model_validator(mode="after")
     def _modes_fit(self) -> SwitchModel:
@@ -149,6 +158,38 @@ class NodeModel(_Strict):
     form_factor: FormFactor
     ports_per_cage: int = Field(default=1, ge=1, le=2)
     source: str = Field(min_length=3)
+    #: GPUs joined by one NVLink domain: 0 for the node's own GPUs (an 8-GPU HGX), 72 for a
+    #: rack-scale NVL72 whose node is one compute tray; collectives inside a domain stay on NVLink
+    nvlink_domain_gpus: int = Field(default=0, ge=0, le=1152)
+    #: a rack-scale system's compute trays per rack (0: the spec's layout decides); the rack is
+    #: then the unit of placement, one NVLink domain per rack
+    trays_per_rack: int = Field(default=0, ge=0, le=64)
+    #: rack units of one node or tray (0: the spec's layout.node_height_u)
+    rack_units: int = Field(default=0, ge=0, le=20)
+    #: power of one node or tray, and of a whole rack-scale rack (compute, NVLink switches, power
+    #: shelves), in W
+    power_w: Sourced | None = None
+    rack_power_w: Sourced | None = None
+    cooling: Literal["air", "liquid", "hybrid"] = "air"
+
+    @model_validator(mode="after")
+    def _domain_fits(self) -> NodeModel:
+        if self.nvlink_domain_gpus and self.nvlink_domain_gpus % self.gpus:
+            raise ValueError(
+                f"nvlink_domain_gpus {self.nvlink_domain_gpus} is not a whole number of "
+                f"{self.gpus}-GPU nodes"
+            )
+        if self.trays_per_rack and self.nvlink_domain_gpus != self.trays_per_rack * self.gpus:
+            raise ValueError(
+                f"trays_per_rack {self.trays_per_rack} x {self.gpus} GPUs must be the NVLink "
+                f"domain ({self.nvlink_domain_gpus} GPUs): one domain per rack"
+            )
+        return self
+
+    @property
+    def domain_nodes(self) -> int:
+        """Nodes (trays) of one NVLink domain: 1 unless the model is rack-scale."""
+        return max(1, self.nvlink_domain_gpus // self.gpus)
 
 
 SECTIONS: dict[str, type[BaseModel]] = {

@@ -71,6 +71,15 @@ def plan_table(summary: dict[str, Any]) -> Table:
         _add(table, "scalable units", f"{s['scalable_units']} of {s['su_nodes']} nodes")
     if s.get("pods"):
         _add(table, "pods", str(s["pods"]))
+    if s.get("nvlink_domains"):
+        dom = s["nvlink_domains"]
+        _add(
+            table,
+            "NVLink domains",
+            f"{dom['domains']} of {dom['nodes_per_domain']} nodes, one rack each",
+        )
+    if s.get("spine_groups"):
+        _add(table, "spine groups", f"{s['spine_groups']} per plane, by rail")
     _add(table, "routing", s["routing"])
     totals = s.get("totals")
     if totals:

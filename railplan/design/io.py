@@ -22,6 +22,8 @@ SPARSE: dict[str, Any] = {
     "tier_sizing": (),
     "reserved_per_leaf": 0,
     "attachment": "auto",
+    "domain_nodes": 1,
+    "spine_groups": 1,
 }
 
 

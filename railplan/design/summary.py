@@ -10,6 +10,17 @@ from railplan.design import Design
 def plan_summary(design: Design) -> dict[str, Any]:
     """Counts per tier and kind (integers, 0 where absent) plus the sizing that produced them."""
     links = design.link_counts()
+    out = _summary(design, links)
+    # only where present, so a design without them keeps its stable summary
+    if design.shape.domain_nodes > 1:
+        k = design.shape.domain_nodes
+        out["nvlink_domains"] = {"nodes_per_domain": k, "domains": len(design.nodes) // k}
+    if design.sizing.spine_groups > 1:
+        out["spine_groups"] = design.sizing.spine_groups
+    return out
+
+
+def _summary(design: Design, links: dict[str, int]) -> dict[str, Any]:
     return {
         "name": design.name,
         "topology": design.topology,

@@ -27,6 +27,8 @@ class NodeShape:
     port_plane: tuple[int, ...]
     #: rail of each node port inside its plane
     port_rail: tuple[int, ...]
+    #: consecutive nodes that share one NVLink domain (18 trays of an NVL72 rack; 1: the node)
+    domain_nodes: int = 1
 
     @property
     def ports(self) -> int:
@@ -217,6 +219,8 @@ class Sizing:
     reserved_per_leaf: int = 0
     #: how a NIC's ports meet the leaves: auto, single-tor or dual-tor
     attachment: str = "auto"
+    #: rail groups of a plane, each with spines of its own (``fabric.spine_groups``)
+    spine_groups: int = 1
 
 
 @dataclass(frozen=True, slots=True)

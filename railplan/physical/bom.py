@@ -23,6 +23,9 @@ KINDS = (
     "switch",
     "nic",
     "transceiver",
+    #: a co-packaged switch port's optical engine (catalog form factor "cpo"): counted as a port
+    #: used, priced and powered inside its switch, not a module to buy
+    "optical-engine",
     "cable",
     "splitter",
     "fibre",
@@ -269,13 +272,15 @@ def _totals(
         for what, rows in (
             ("links", np.flatnonzero(cabled_rows)),
             ("physical_cables", _rows(table, cabled.items.link)),
-            ("transceivers", _rows(table, cabled.modules.link)),
+            ("transceivers", _rows(table, _bought(cabled.modules))),
         ):
             counts = np.bincount(kind[rows][kind[rows] >= 0], minlength=len(LINK_KINDS))
             for tier, n in zip(TIERS, counts.tolist(), strict=True):
                 per_tier[tier][what] += n
     cables = count("cable", "fibre", "splitter", "harness", "trunk")
     on_switch = cabled.modules.on_switch if cabled.modules else np.zeros(0, bool)
+    if cabled.modules:  # a co-packaged engine is no module bought at either end
+        on_switch = on_switch[~_engines(cabled.modules)]
     return BomTotals(
         cost_usd=_money(sum(ln.total_usd for ln in lines)),
         power_w=round(sum(ln.total_power_w for ln in lines), 1),
@@ -340,7 +345,7 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
         out.lines.append(
             _line(
                 t.id,
-                "transceiver",
+                "optical-engine" if t.form_factor == "cpo" else "transceiver",
                 desc,
                 n,
                 t.price_usd.value,
@@ -436,3 +441,13 @@ def _panel_lines(design: Design, catalog: Catalog) -> list[BomLine]:
             )
         )
     return lines
+
+
+def _engines(mods: Modules) -> np.ndarray:
+    """Which modules are co-packaged optical engines (inside their switch), module by module."""
+    return np.array([t.form_factor == "cpo" for t in mods.parts], bool)[mods.part]
+
+
+def _bought(mods: Modules) -> list[str]:
+    """The first link of every module that is bought (not a co-packaged engine)."""
+    return [link for link, e in zip(mods.link, _engines(mods).tolist(), strict=True) if not e]

@@ -18,8 +18,8 @@ go to DAC, ACC, AEC, AOC, fibre in that order, then by id):
 
 - a straight built-in cable (DAC/ACC/AEC/AOC) when its links all run between the same two
   cages, slot for slot (one link between single-port cages, or two parallel links between two
-  twin-port cages); straight copper is lane-transparent: an 800G twin-port DAC carries
-  2 x 400G, 1 x 800G or 4 x 200G;
+  twin-port cages); straight copper is lane-transparent downward: a 2 x 400G twin-port DAC
+  carries 2 x 400G or 4 x 200G, but never a link faster than its ``speed_gbps`` (no 1 x 800G);
 - a 1:N splitter cable when one N-port cage fans out to N single-port cages;
 - optics: a module per cage (ports = the cage's ports, same interface at both ends of a link),
   a straight fibre cord per connector pair, or a 1:N splitter fibre where one connector carries

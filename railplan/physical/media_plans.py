@@ -86,7 +86,9 @@ def _straight_plans(idx: CatalogIndex, comp: Component) -> list[Plan]:
     vendors = comp.vendors_of((0, 1))
     out = []
     for c in idx.builtin:
-        if c.breakout != 1 or c.links * c.speed_gbps != bandwidth:
+        # a cable carries links no faster than its own: a 2 x 400G twin cable is not billed on
+        # one 800G link, even though its eight lanes would carry it
+        if c.breakout != 1 or c.links * c.speed_gbps != bandwidth or c.speed_gbps < comp.speed:
             continue
         if c.usable(comp.protocol, vendors):
             continue

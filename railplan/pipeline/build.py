@@ -11,6 +11,7 @@ from railplan.design import Design
 from railplan.gc_pause import paused
 from railplan.pipeline.plan import family_of, honour_attachment, needs_choice, plan
 from railplan.spec import Spec
+from railplan.topology.shape import rack_scale_spec
 from railplan.validate import check
 
 if TYPE_CHECKING:
@@ -82,6 +83,7 @@ def _build(
     say = progress or (lambda _msg: None)
     topology = family_of(spec, topology, catalog)  # topology: auto takes the field rule
     chosen: SolverReport | None = None
+    spec = rack_scale_spec(spec, catalog)  # an NVL72's trays fill its rack, one rack per domain
     if several_models(spec, catalog, topology):
         from railplan.solve.switch_choice import choose  # OR-Tools loads only when choosing
 

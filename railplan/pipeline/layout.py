@@ -18,6 +18,7 @@ from railplan.solve.placement import (
     place_switches,
 )
 from railplan.spec import Spec
+from railplan.topology.shape import rack_scale_spec
 
 __all__ = ["OBJECTIVES", "complete"]
 
@@ -40,6 +41,7 @@ def complete(
     row 1 instead of solving (the baseline the solver is compared with).
     """
     say = progress or (lambda _msg: None)
+    spec = rack_scale_spec(spec, catalog)  # an NVL72's trays fill its rack, as when planned
     floor = build_floor(design, spec.layout, catalog, required_panel_units(design, catalog))
     say(f"layout: {len(floor.racks)} racks, {len(floor.network_racks)} for switches")
     if method == "naive":

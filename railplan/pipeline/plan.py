@@ -8,7 +8,7 @@ from railplan.errors import SpecError
 from railplan.spec import Spec
 from railplan.spec.schema import AUTO_TOPOLOGY
 from railplan.topology import GENERATORS
-from railplan.topology.shape import check_capacity, resolve_shape
+from railplan.topology.shape import check_capacity, rack_scale_spec, resolve_shape
 from railplan.topology.single_switch import auto_family
 from railplan.topology.tiers import TierModels, tier_shortlists, tier_speeds
 from railplan.validate import check
@@ -60,6 +60,7 @@ def plan(spec: Spec, catalog: Catalog | None = None, topology: str | None = None
     ``build`` give.
     """
     catalog = catalog or load_catalog()
+    spec = rack_scale_spec(spec, catalog)
     family = family_of(spec, topology, catalog)
     shape, _, lists = tier_lists(spec, catalog, family)
     if any(len(models) > 1 for models in lists.values()):

@@ -171,6 +171,14 @@ class FabricSpec(_Strict):
     matrix: MatrixSpec = Field(default_factory=lambda: MatrixSpec())
     fat_tree: FatTreeSpec = Field(default_factory=FatTreeSpec)
     routing: RoutingSpec = Field(default_factory=RoutingSpec)
+    spine_groups: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="ROFT: split each plane's rails into this many groups, each with spines of "
+        "its own (NVIDIA's B300 Ethernet SuperPOD at 16 SU: 2); a leaf reaches only its "
+        "group's spines, so two tiers hold more rails",
+    )
 
     @field_validator("oversubscription", mode="before")
     @classmethod
@@ -188,6 +196,15 @@ class FabricSpec(_Strict):
         if v is not None and not v:
             raise ValueError("list at least one switch model id, or leave it out")
         return list(dict.fromkeys(v)) if v is not None else None  # a repeated id counts once
+
+    @model_validator(mode="after")
+    def _groups_in_roft(self) -> FabricSpec:
+        if self.spine_groups > 1 and self.topology != "roft":
+            raise ValueError(
+                f"spine_groups: rail-grouped spines are a ROFT option, not {self.topology}; "
+                "leave spine_groups at 1 or use topology roft"
+            )
+        return self
 
     @model_validator(mode="after")
     def _tiers_fit(self) -> FabricSpec:

@@ -162,8 +162,18 @@ def build_upper(
     return plan
 
 
-def _wire_two_tier(b: FabricBuilder, leaves: Sequence[UpLeaf], plane: int, spines: int) -> None:
-    ids = [b.add_switch(f"p{plane}-spine-{s + 1:02d}", "spine", plane) for s in range(spines)]
+def _wire_two_tier(
+    b: FabricBuilder,
+    leaves: Sequence[UpLeaf],
+    plane: int,
+    spines: int,
+    prefix: str = "",
+    group: str = "",
+) -> None:
+    """Every leaf on every spine; ``prefix`` and ``group`` name a rail group's spines."""
+    name = prefix or f"p{plane}-spine-"
+    attrs = {"group": group} if group else {}
+    ids = [b.add_switch(f"{name}{s + 1:02d}", "spine", plane, **attrs) for s in range(spines)]
     for leaf in leaves:
         per = math.ceil(leaf.up / spines)
         for spine in ids:

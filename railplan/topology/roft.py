@@ -13,10 +13,10 @@ from railplan.topology.clos import (
     CapacityExceeded,
     UpLeaf,
     UpperPlan,
-    build_upper,
     pod_capacity_groups,
 )
 from railplan.topology.reserved import Reserved, reserve
+from railplan.topology.spine_groups import build_grouped_upper
 from railplan.topology.tiers import (
     TierModels,
     TierSplit,
@@ -124,7 +124,9 @@ def roft(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> Desi
         leaves = _wire_leaves(b, spec, shape, nodes, plane, leaf, res, sus, n_nodes, su_active)
         up_total += sum(lf.up for lf in leaves)
         try:
-            plan = build_upper(b, leaves, plane, tiers, rails, upper)
+            plan = build_grouped_upper(
+                b, leaves, plane, tiers, rails, upper, spec.fabric.spine_groups
+            )
         except CapacityExceeded:
             raise InfeasibleError(_capacity_message(spec, shape, tm, leaf, upper)) from None
     assert plan is not None
@@ -156,6 +158,7 @@ def roft(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> Desi
             tier_sizing=tier_sizing_of(spec, leaf, upper, plan.tiers) if detailed else (),
             reserved_per_leaf=res.per_leaf,
             attachment=spec.fabric.attachment,
+            spine_groups=spec.fabric.spine_groups,
         ),
         routing=default_routing(spec, "roft", plan.tiers),
         nodes=nodes,
@@ -289,12 +292,26 @@ def _capacity_message(
         max_nodes = upper.core.radix * pod_capacity_groups(upper.spine.down, rails) * down
         kind = "3-tier"
     model = tm.leaf.id if tm.uniform else f"{tm.leaf.id} leaves"
+    groups = spec.fabric.spine_groups
+    hint = "add planes or pick a larger switch"
+    if spec.fabric.tiers == 2:
+        max_nodes *= groups  # each rail group holds a 2-tier fabric of its own
+        hint = "add planes, group the spines by rail (fabric.spine_groups) or pick a larger switch"
     return (
         f"cluster.gpus: {spec.cluster.gpus} GPUs exceed a {kind} {spec.fabric.oversubscription} "
-        f"ROFT of {model} ({leaf.layout.radix}x{leaf.layout.down_gbps}G) with "
-        f"{spec.fabric.planes} plane(s), which holds at most {max_nodes * shape.gpus} GPUs; "
-        "add planes or pick a larger switch"
+        f"ROFT of {model} leaves ({leaf_ports(leaf)}) with {spec.fabric.planes} plane(s)"
+        + (f" and {groups} spine groups" if groups > 1 else "")
+        + f", which holds at most {max_nodes * shape.gpus} GPUs; {hint}"
     )
+
+
+def leaf_ports(leaf: TierSplit) -> str:
+    """A leaf's ports as sized: ``64x400G`` or, with faster uplinks, ``64x400G down, 32x800G
+    up`` (never one radix at the down speed: an SN5600 is not a 96 x 400G switch)."""
+    lay = leaf.layout
+    if not lay.mixed:
+        return f"{lay.radix}x{lay.down_gbps}G"
+    return f"{leaf.down}x{lay.down_gbps}G down, {leaf.up}x{lay.up_gbps}G up"
 
 
 def default_routing(spec: Spec, topology: str, tiers: int) -> Routing:

@@ -17,8 +17,10 @@ def resolve_shape(spec: Spec, catalog: Catalog) -> NodeShape:
     """The node shape from a catalog node model or explicit fields, with planes and rails."""
     c = spec.cluster
     nic: NicModel | None
+    domain_nodes = 1
     if c.node:
         model = catalog.node(c.node)
+        domain_nodes = model.domain_nodes
         nic = catalog.nic(c.nic or model.nic)
         gpus_per_node = c.gpus_per_node or model.gpus
         nics = c.nics_per_node or model.nics
@@ -55,7 +57,50 @@ def resolve_shape(spec: Spec, catalog: Catalog) -> NodeShape:
         ports_per_cage=ports_per_cage,
         port_plane=tuple(plane_of),
         port_rail=tuple(rail_of),
+        domain_nodes=domain_nodes,
     )
+
+
+def rack_scale_spec(spec: Spec, catalog: Catalog) -> Spec:
+    """The spec with its node model's rack facts: a rack-scale system (GB200/GB300 NVL72) puts
+    its compute trays, one NVLink domain, in one rack, so ``layout.nodes_per_rack`` is the tray
+    count and ``layout.node_height_u`` the tray's; whole domains only. A model that gives its
+    node's rack units sets ``node_height_u`` where the spec leaves it out. Other specs pass
+    through unchanged (the same object)."""
+    c = spec.cluster
+    if not c.node:
+        return spec
+    model = catalog.node(c.node)
+    layout = spec.layout
+    given = layout.model_fields_set
+    update: dict[str, int] = {}
+    if model.rack_units and "node_height_u" not in given:
+        update["node_height_u"] = model.rack_units
+    if model.trays_per_rack:
+        domain = model.nvlink_domain_gpus
+        if c.gpus % domain:
+            low = c.gpus // domain * domain
+            raise SpecError(
+                f"cluster.gpus: {c.gpus} GPUs are not whole {model.id} racks of {domain} GPUs "
+                f"(one NVLink domain each); use {low + domain}" + (f" or {low}" if low else "")
+            )
+        if "nodes_per_rack" in given and layout.nodes_per_rack != model.trays_per_rack:
+            raise SpecError(
+                f"layout.nodes_per_rack: a {model.id} rack holds its {model.trays_per_rack} "
+                f"compute trays (one NVLink domain); leave nodes_per_rack out or set "
+                f"{model.trays_per_rack}"
+            )
+        update["nodes_per_rack"] = model.trays_per_rack
+    if not update or all(getattr(layout, k) == v for k, v in update.items()):
+        return spec
+    from pydantic import ValidationError
+
+    try:
+        new_layout = type(layout).model_validate({**layout.model_dump(), **update})
+    except ValidationError as exc:
+        msg = exc.errors()[0]["msg"].removeprefix("Value error, ")
+        raise SpecError(f"layout: {msg} (for the {model.id} racks)") from None
+    return spec.model_copy(update={"layout": new_layout})
 
 
 def _assign_rails(spec: Spec, plane_of: list[int], ports_per_nic: int) -> list[int]:
@@ -222,6 +267,8 @@ def check_capacity(
     model, radix = max(sorted(usable.items()), key=lambda mr: mr[1])
     tiers = 3 if spec.fabric.tiers == "auto" else int(spec.fabric.tiers)
     limit = fabric_capacity(radix, spec.fabric.oversubscription_ratio, tiers)
+    if tiers <= 2:
+        limit *= spec.fabric.spine_groups  # each rail group is a 2-tier fabric of its own
     per_plane = ports // spec.fabric.planes
     if per_plane > limit:
         most = limit * spec.fabric.planes // shape.ports * shape.gpus

@@ -43,6 +43,11 @@ class FabricIndex:
         self.switch_pos = {s: i for i, s in enumerate(self.switch_ids)}
         self.roles = [s.role for s in design.switches]
         self.n_nodes = len(self.node_ids)
+        #: NVLink domain of every node (its own index unless the node model is rack-scale)
+        self.domain_nodes = getattr(shape, "domain_nodes", 1)
+        self.node_domain = (
+            np.array([n.index for n in design.nodes], dtype=np.int64) // self.domain_nodes
+        )
         self.n_ports = shape.ports
         self.n_switches = len(self.switch_ids)
         self.port_speed = float(shape.port_speed_gbps)

@@ -103,23 +103,77 @@ def pair_chunks(pairs: Int, flows_per_pair: int, max_flows: int = 2_000_000) -> 
 
 
 def ring_pairs(ix: FabricIndex, order: Sequence[Any] | None = None) -> tuple[Int, str]:
-    """Ring neighbours (k -> k+1) over ``order`` (default: design order)."""
+    """Ring neighbours (k -> k+1) over ``order`` (default: design order).
+
+    With rack-scale NVLink domains (NVL72: 18 trays per domain) the ring's steps inside a
+    domain run over NVLink; in design order the fabric carries one ring per tray position
+    and rail, from each domain's tray t to tray t of the next domain."""
+    if ix.domain_nodes > 1 and order is None:
+        return _domain_ring(ix)
     nodes = node_indices(ix, order, "order") if order is not None else np.arange(ix.n_nodes)
     if nodes.size < 2 or np.unique(nodes).size != nodes.size:
         raise PatternError("ring: give at least two distinct nodes in the ring order")
     pairs = np.stack([nodes, np.roll(nodes, -1)], axis=1)
     how = "design order" if order is None else "the given order"
+    if ix.domain_nodes > 1:
+        pairs = _across_domains(ix, pairs, "ring")
+        how += ", steps inside an NVLink domain left to NVLink"
     return pairs, f"ring over {nodes.size} nodes in {how}, one ring per rail"
 
 
+def _domain_ring(ix: FabricIndex) -> tuple[Int, str]:
+    """Tray t of every NVLink domain to tray t of the next domain, for every tray position."""
+    domains = np.unique(ix.node_domain)
+    if domains.size < 2:
+        raise PatternError(
+            "ring: every node is in one NVLink domain, so the ring stays on NVLink and never "
+            "touches the fabric; plan more than one rack-scale domain"
+        )
+    pos = {
+        (int(d), int(i) % ix.domain_nodes): k
+        for k, (d, i) in enumerate(
+            zip(ix.node_domain, [n.index for n in ix.design.nodes], strict=True)
+        )
+    }
+    out = []
+    for t in range(ix.domain_nodes):
+        ring = [pos[(int(d), t)] for d in domains if (int(d), t) in pos]
+        if len(ring) > 1:
+            out += [(ring[k], ring[(k + 1) % len(ring)]) for k in range(len(ring))]
+    pairs = np.asarray(out, dtype=np.int64).reshape(-1, 2)
+    return pairs, (
+        f"ring over {domains.size} NVLink domains of {ix.domain_nodes} nodes: inside a domain "
+        "over NVLink, across domains tray t to tray t, one ring per tray position and rail"
+    )
+
+
+def _across_domains(ix: FabricIndex, pairs: Int, what: str) -> Int:
+    """The pairs whose two nodes sit in different NVLink domains (the rest use NVLink)."""
+    keep = ix.node_domain[pairs[:, 0]] != ix.node_domain[pairs[:, 1]]
+    if not keep.any():
+        raise PatternError(
+            f"{what}: every pair is inside one NVLink domain, so no traffic touches the fabric; "
+            "give nodes of different rack-scale domains"
+        )
+    return pairs[keep]
+
+
 def alltoall_pairs(ix: FabricIndex, nodes: Sequence[Any] | None = None) -> tuple[Int, str]:
-    """Every ordered pair of distinct nodes (of ``nodes``, default all)."""
+    """Every ordered pair of distinct nodes (of ``nodes``, default all); with rack-scale
+    NVLink domains only the pairs across domains, the rest going over NVLink."""
     sel = node_indices(ix, nodes, "nodes") if nodes is not None else np.arange(ix.n_nodes)
     if sel.size < 2:
         raise PatternError("alltoall: give at least two nodes")
     a, b = np.nonzero(~np.eye(sel.size, dtype=bool))
     who = f"{sel.size} nodes" if nodes is not None else f"all {sel.size} nodes"
-    return np.stack([sel[a], sel[b]], axis=1), f"every GPU to every other across {who}"
+    pairs = np.stack([sel[a], sel[b]], axis=1)
+    if ix.domain_nodes > 1:
+        pairs = _across_domains(ix, pairs, "alltoall")
+        return pairs, (
+            f"every GPU to every other across {who}; pairs inside one {ix.domain_nodes}-node "
+            "NVLink domain stay on NVLink"
+        )
+    return pairs, f"every GPU to every other across {who}"
 
 
 PD_RULES = ("spread", "split", "interleave")

@@ -233,9 +233,14 @@ def even_spreading(d: Design) -> list[str]:
         if lk.kind in ("leaf-spine", "spine-core"):
             bundles[lk.a_device][lk.b_device] += 1
     expected: dict[tuple[int, int, int], set[str]] = defaultdict(set)
+    groups = d.sizing.spine_groups if d.sizing.tiers == 2 else 1
     for sw in d.switches:
         if sw.role == "spine":
-            expected[(sw.plane, 2, sw.pod if d.sizing.tiers == 3 else -1)].add(sw.id)
+            pod = sw.pod if d.sizing.tiers == 3 else -1
+            if groups > 1:  # a rail group's spines (topology.spine_groups) are its "pod"
+                pod = int(sw.group.rsplit("-", 1)[1]) - 1 if sw.group else -1
+            expected[(sw.plane, 2, pod)].add(sw.id)
+    rails = len({r for r, p in zip(d.shape.port_rail, d.shape.port_plane, strict=True) if p == 0})
     out = []
     for lower, ups in bundles.items():
         sw = switches[lower]
@@ -243,11 +248,12 @@ def even_spreading(d: Design) -> list[str]:
             out.append(f"{lower} spreads its uplinks unevenly: {dict(sorted(ups.items()))}")
         if sw.tier == 1:
             pod = sw.pod if d.sizing.tiers == 3 else -1
+            where = "pod" if pod >= 0 else "plane"
+            if groups > 1:
+                pod, where = sw.rail // (rails // groups), "rail group"
             want = expected.get((sw.plane, 2, pod), set())
             if want and set(ups) != want:
-                out.append(
-                    f"{lower} does not reach every spine of its {'pod' if pod >= 0 else 'plane'}"
-                )
+                out.append(f"{lower} does not reach every spine of its {where}")
     return out[:10]
 
 
@@ -284,12 +290,14 @@ def connected(d: Design) -> list[str]:
             x = parent[x]
         return x
 
-    if d.topology == "rail-only":  # rails meet inside the nodes (NVLink / PXN)
+    # rails meet inside the nodes (NVLink / PXN): rail-only, and rail-grouped spines
+    via_nodes = d.topology == "rail-only" or d.sizing.spine_groups > 1
+    if via_nodes:
         for n in d.nodes:
             parent[n.id] = n.id
     for lk in d.links:
         if (
-            (lk.kind != "node-leaf" or d.topology == "rail-only")
+            (lk.kind != "node-leaf" or via_nodes)
             and lk.a_device in parent
             and lk.b_device in parent
         ):

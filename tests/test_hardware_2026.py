@@ -1,0 +1,384 @@
+"""2026 hardware: rack-scale NVL72 systems, B200/B300 and AMD nodes, Tomahawk 5/6 and CPO
+switches, 1.6T and LPO optics, each planned against its published reference fabric.
+
+Held-out checks (published counts the models were not fitted to): NVIDIA's DGX SuperPOD B300
+Spectrum-4 Ethernet RA, Table 3 "Larger DGX SuperPOD component counts" (1-16 SU), and Lambda's
+GB300 NVL72 table of NVIDIA Quantum-X Photonics switches per cluster size ("Unbox one of
+NVIDIA's first co-packaged optics switches": 576 GPUs 12 switches, 4,608 GPUs 100, 10,368 GPUs
+216, 41,472 GPUs 1,440).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from railplan.catalog import Catalog
+from railplan.design import Design
+from railplan.errors import InfeasibleError, SpecError
+from railplan.pipeline.build import build
+from railplan.pipeline.plan import plan
+from railplan.spec import load_spec, spec_from_dict
+from railplan.traffic.index import FabricIndex
+from railplan.traffic.patterns import PatternError, alltoall_pairs, ring_pairs
+from railplan.validate import check
+from tests.conftest import EXAMPLES, make_spec
+from tests.test_bill_sweep import SAMPLED
+
+SLOW = os.environ.get("RAILPLAN_SLOW") == "1"
+
+SYSTEMS = ["gb200-nvl72", "gb300-nvl72", "dgx-b200", "mi300x-8x400g", "mi355x-8x400g"]
+#: the switches the catalog held before 2026 (the issue lists them)
+BEFORE = {"cx732q-n", "cx864e-n", "q3400", "qm9700", "s9827-128dh", "sn5600"}
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_catalog_show_prints_each_system(cli, system: str) -> None:  # type: ignore[no-untyped-def]
+    res = cli("catalog", "show", system)
+    assert res.code == 0, res.err
+    assert f"id: {system}" in res.out and "gpus:" in res.out and "nic:" in res.out
+
+
+def test_catalog_lists_new_switches_with_two_tomahawk6_vendors_and_cpo(catalog: Catalog) -> None:
+    new = set(catalog.switches) - BEFORE
+    assert len(new) >= 8
+    th6 = {
+        s.vendor
+        for s in catalog.switches.values()
+        if s.asic_tbps == 102.4 and "Tomahawk 6" in s.name + s.source
+    }
+    assert len(th6) >= 2, th6
+    cpo = {s.id for s in catalog.switches.values() if s.co_packaged}
+    assert {"sn6810", "q3450"} <= cpo
+    for s in (catalog.switches[i] for i in new):
+        assert s.source, f"{s.id} names no source for its port table"
+        # radix at the native speed fills the ASIC or stays below it
+        assert s.cages * s.cage_speed_gbps <= s.asic_tbps * 1000
+
+
+def test_catalog_list_shows_them(cli) -> None:  # type: ignore[no-untyped-def]
+    res = cli("catalog", "list")
+    assert res.code == 0
+    rows = [ln.split()[1] for ln in res.out.splitlines() if ln.startswith("switches")]
+    assert len(rows) >= len(BEFORE) + 8 and "arista-7060xe7-64ps" in rows and "q3450" in rows
+
+
+# -- rack-scale NVL72 -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gb200(catalog: Catalog):  # type: ignore[no-untyped-def]
+    return build(make_spec(576, "gb200-nvl72", switches=["qm9700"]), catalog)
+
+
+def test_gb200_576_plans_bills_and_checks(gb200, catalog: Catalog) -> None:  # type: ignore[no-untyped-def]
+    d: Design = gb200.design
+    assert check(d, catalog) == []
+    assert gb200.bom is not None and gb200.bom.totals.links == len(d.links) == len(d.cables)
+    # 144 trays of 4 NICs: 4 rails; a QM9700 leaf takes 32 trays 1:1, so 5 whole SUs of 32
+    # trays (the last partly filled) give 4 x 5 leaves, each with 32 uplinks; the fewest spines
+    # dividing 32 whose 64 ports hold 20 leaves are 16 (two links from every leaf to each)
+    assert len(d.nodes) == 144 and d.shape.nics == 4 and d.shape.gpus == 4
+    assert d.sizing.su_nodes == 32 and d.sizing.sus == math.ceil(144 / 32) == 5
+    assert d.switch_counts() == {"leaf": 20, "spine": 16, "core": 0, "total": 36}
+    assert d.link_counts()["node_leaf"] == 576 and d.link_counts()["leaf_spine"] == 20 * 32
+
+
+def test_gb200_one_rack_per_nvl72(gb200) -> None:  # type: ignore[no-untyped-def]
+    d: Design = gb200.design
+    place = {p.device: p for p in d.placements}
+    per_rack = Counter(place[n.id].rack for n in d.nodes)
+    assert len(per_rack) == 576 // 72 == 8 and set(per_rack.values()) == {18}
+    for n in d.nodes:  # the 18 trays of one NVLink domain share one rack
+        assert n.index // d.shape.domain_nodes == n.rack
+    assert d.shape.domain_nodes == 18
+    compute = [r for r in d.racks if r.kind == "compute"]
+    assert len(compute) == 8
+
+
+def test_rails_follow_the_tray_nic_index(gb200) -> None:  # type: ignore[no-untyped-def]
+    d: Design = gb200.design
+    sw = d.switch_by_id()
+    for lk in d.links:
+        if lk.kind == "node-leaf":
+            assert sw[lk.b_device].rail == lk.a_port  # NIC k of every tray on rail k
+
+
+def test_gb300_on_q3400_is_nvidias_one_su(catalog: Catalog) -> None:
+    built = build(make_spec(576, "gb300-nvl72", switches=["q3400"]), catalog)
+    d = built.design
+    assert check(d, catalog) == []
+    # 144 trays x 4 ConnectX-8 at 800G: one Q3400 leaf per rail takes 72 trays, 2 SUs
+    assert d.switch_counts() == {"leaf": 8, "spine": 4, "core": 0, "total": 12}
+    place = {p.device: p.rack for p in d.placements}
+    assert set(Counter(place[n.id] for n in d.nodes).values()) == {18}
+
+
+@pytest.mark.parametrize(
+    ("gpus", "switches", "tiers"), [(576, 12, 2), (4608, 100, 2), (10368, 216, 2), (41472, 1440, 3)]
+)
+def test_lambda_gb300_cpo_switch_counts(
+    catalog: Catalog, gpus: int, switches: int, tiers: int
+) -> None:
+    """Lambda's published Quantum-X Photonics switch count per GB300 NVL72 cluster size."""
+    d = plan(make_spec(gpus, "gb300-nvl72", switches=["q3450"]), catalog)
+    assert d.switch_counts()["total"] == switches and d.sizing.tiers == tiers
+
+
+def test_cpo_links_bill_no_pluggable_at_the_switch(catalog: Catalog) -> None:
+    built = build(make_spec(576, "gb300-nvl72", switches=["q3450"]), catalog)
+    d = built.design
+    assert check(d, catalog) == []
+    cable = {c.link_id: c for c in d.cables}
+    for lk in d.links:
+        cab = cable[lk.id]
+        if lk.kind == "node-leaf":
+            assert cab.transceiver_b == "cpo-800g-dr4-nvidia"  # the leaf's own engine
+            assert catalog.transceivers[cab.transceiver_a].form_factor == "osfp-rhs"
+        else:  # leaf-spine: an engine at both ends, fibre between
+            assert cab.transceiver_a == cab.transceiver_b == "cpo-800g-dr4-nvidia"
+    assert built.bom is not None
+    lines = {ln.part: ln for ln in built.bom.lines}
+    engine = lines["cpo-800g-dr4-nvidia"]
+    # one engine port per switch port used (576 down, 576 up at the leaves, 576 at the spines),
+    # priced and powered inside the switch; the modules bought are the trays' 576 only
+    assert engine.kind == "optical-engine" and engine.count == 3 * 576
+    assert engine.unit_price_usd == 0 and engine.total_power_w == 0
+    t = built.bom.totals
+    assert t.transceivers == t.transceivers_node == 576 and t.transceivers_switch == 0
+    # CPO against pluggable: the same 576 GPUs on air-cooled Q3400s with modules in the cages
+    plug = build(make_spec(576, "gb300-nvl72", switches=["q3400"]), catalog)
+    assert plug.bom is not None and plug.design.switch_counts() == built.design.switch_counts()
+    p = plug.bom.totals
+    assert p.transceivers_switch == 8 * 72 + 4 * 72  # one twin-port module per cage used
+    assert t.power_w < p.power_w  # the engines' power is inside the 3.95 kW switches
+
+
+def test_nvl72_gpus_come_in_whole_racks(catalog: Catalog) -> None:
+    with pytest.raises(
+        SpecError,
+        match=r"not whole gb200-nvl72 racks of 72 GPUs \(one NVLink domain each\); use 648 or 576",
+    ):
+        plan(make_spec(600, "gb200-nvl72", switches=["qm9700"]), catalog)
+    spec = spec_from_dict(
+        {
+            "cluster": {"gpus": 576, "node": "gb200-nvl72"},
+            "fabric": {"switches": ["qm9700"]},
+            "layout": {"nodes_per_rack": 4},
+        }
+    )
+    with pytest.raises(SpecError, match=r"layout\.nodes_per_rack: a gb200-nvl72 rack holds its 18"):
+        plan(spec, catalog)
+
+
+def test_collectives_inside_an_nvlink_domain_stay_off_the_fabric(gb200) -> None:  # type: ignore[no-untyped-def]
+    ix = FabricIndex(gb200.design)
+    dom = ix.node_domain
+    ring, how = ring_pairs(ix)
+    assert (dom[ring[:, 0]] != dom[ring[:, 1]]).all() and "NVLink domains" in how
+    # tray t of domain d to tray t of domain d+1: 18 rings of 8 domains
+    assert len(ring) == 18 * 8
+    idx = np.array([n.index for n in gb200.design.nodes])
+    assert (idx[ring[:, 0]] % 18 == idx[ring[:, 1]] % 18).all()
+    a2a, _ = alltoall_pairs(ix)
+    n = len(gb200.design.nodes)
+    assert len(a2a) == n * (n - 1) - 8 * 18 * 17  # every ordered pair but those inside a rack
+    with pytest.raises(PatternError, match="inside one NVLink domain"):
+        alltoall_pairs(ix, [n.id for n in gb200.design.nodes[:18]])
+
+
+# -- NVIDIA DGX SuperPOD B300, Spectrum-4 Ethernet, Table 3 ---------------------------------
+
+# (SU, nodes, GPUs, leaf, spine, node-leaf cables, leaf-spine cables)
+B300_ETHERNET_TABLE_3 = [
+    (1, 64, 512, 16, 8, 512, 512),
+    (2, 128, 1024, 32, 16, 1024, 1024),
+    (4, 256, 2048, 64, 32, 2048, 2048),
+    (8, 512, 4096, 128, 64, 4096, 4096),
+    (16, 1024, 8192, 256, 128, 8192, 8192),
+]
+
+
+def b300_ethernet(gpus: int) -> dict[str, object]:
+    """`railplan plan --gpus N --node hgx-b300-8x2x400g --switch sn5600 --planes 2
+    --set fabric.leaf.up_gbps=800 --set fabric.spine_groups=2`"""
+    return {
+        "cluster": {"gpus": gpus, "node": "hgx-b300-8x2x400g"},
+        "fabric": {
+            "switches": ["sn5600"],
+            "planes": 2,
+            "leaf": {"up_gbps": 800},
+            "spine_groups": 2,
+        },
+    }
+
+
+@pytest.mark.parametrize(
+    ("sus", "nodes", "gpus", "leaf", "spine", "nl", "ls"), B300_ETHERNET_TABLE_3
+)
+def test_b300_ethernet_superpod_table_3(
+    catalog: Catalog, sus: int, nodes: int, gpus: int, leaf: int, spine: int, nl: int, ls: int
+) -> None:
+    d = plan(spec_from_dict(b300_ethernet(gpus)), catalog)
+    assert (d.sizing.sus, len(d.nodes), d.gpus) == (sus, nodes, gpus)
+    assert d.sizing.tiers == 2
+    assert d.switch_counts() == {"leaf": leaf, "spine": spine, "core": 0, "total": leaf + spine}
+    links = d.link_counts()
+    # a ConnectX-8 cage carries its two 400G ports, one per plane: one node cable per cage
+    assert links["node_leaf"] // d.shape.ports_per_cage == nl
+    assert links["leaf_spine"] == ls  # one 800G link per leaf-spine cable
+    assert {lk.rate_gbps for lk in d.links if lk.kind == "leaf-spine"} == {800}
+    assert check(d, catalog) == []
+
+
+def test_b300_16_su_spines_are_grouped_by_rail(catalog: Catalog) -> None:
+    d = plan(spec_from_dict(b300_ethernet(8192)), catalog)
+    sw = d.switch_by_id()
+    reach: dict[str, set[str]] = {}
+    for lk in d.links:
+        if lk.kind == "leaf-spine":
+            reach.setdefault(lk.a_device, set()).add(sw[lk.b_device].group)
+    for leaf, groups in reach.items():  # rails 0-3 on group 1, rails 4-7 on group 2
+        assert groups == {f"spine-group-{sw[leaf].rail // 4 + 1}"}
+    # without groups the two tiers cannot hold it, and the refusal names the leaf as sized
+    flat = b300_ethernet(8192)
+    flat["fabric"] = {**flat["fabric"], "spine_groups": 1, "tiers": 2}  # type: ignore[dict-item]
+    with pytest.raises(InfeasibleError) as err:
+        plan(spec_from_dict(flat), catalog)
+    assert "96x400G" not in str(err.value)
+    assert "sn5600 leaves (64x400G down, 32x800G up)" in str(err.value)
+    assert "fabric.spine_groups" in str(err.value)
+
+
+def test_spine_groups_must_split_the_rails(catalog: Catalog) -> None:
+    spec = b300_ethernet(8192)
+    spec["fabric"]["spine_groups"] = 3  # type: ignore[index]
+    with pytest.raises(SpecError, match="3 groups cannot split the 8 rails"):
+        plan(spec_from_dict(spec), catalog)
+    with pytest.raises(SpecError, match="spine_groups"):
+        spec_from_dict(
+            {"cluster": {"gpus": 64}, "fabric": {"topology": "matrix", "spine_groups": 2}}
+        )
+
+
+def test_b300_ethernet_1su_bills_800g_links_on_800g_parts(catalog: Catalog) -> None:
+    built = build(spec_from_dict(b300_ethernet(512)), catalog)
+    assert check(built.design, catalog) == []
+    assert_no_part_slower_than_its_link(built.design, catalog)
+    kind = {lk.id: lk.kind for lk in built.design.links}
+    media = Counter(c.media for c in built.design.cables if kind[c.link_id] == "leaf-spine")
+    assert media and "aec-osfp-800g-twin" not in media
+
+
+# -- no billed part slower than its link ----------------------------------------------------
+
+
+def assert_no_part_slower_than_its_link(d: Design, catalog: Catalog) -> None:
+    rate = {lk.id: lk.rate_gbps for lk in d.links}
+    for cab in d.cables:
+        part = catalog.cables.get(cab.media)
+        if part is not None and not part.optical:
+            assert part.speed_gbps >= rate[cab.link_id], (cab.id, part.id, rate[cab.link_id])
+        for name in (cab.transceiver_a, cab.transceiver_b):
+            if name:
+                assert catalog.transceivers[name].port_speed_gbps >= rate[cab.link_id]
+
+
+EXAMPLE_FILES = sorted(EXAMPLES.glob("*.yaml"))
+#: examples above this many GPUs are billed with RAILPLAN_SLOW=1 (tens of thousands of links)
+FAST_GPUS = 2048
+
+
+def _example_id(path: object) -> str:
+    return getattr(path, "stem", str(path))
+
+
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=_example_id)
+def test_no_example_bills_a_part_slower_than_its_link(catalog: Catalog, path) -> None:  # type: ignore[no-untyped-def]
+    spec = load_spec(path)
+    if spec.cluster.gpus > FAST_GPUS and not SLOW:
+        pytest.skip(f"{spec.cluster.gpus} GPUs: RAILPLAN_SLOW=1 bills it")
+    built = build(spec, catalog, time_limit_s=None if SLOW else 1.0)
+    assert_no_part_slower_than_its_link(built.design, catalog)
+
+
+@pytest.mark.parametrize("case", SAMPLED, ids=lambda c: "-".join(str(x) for x in c[:4]))
+def test_no_sweep_case_bills_a_part_slower_than_its_link(catalog: Catalog, case: tuple) -> None:  # type: ignore[type-arg]
+    family, switch, gpus, node, _plant = case
+    spec = make_spec(gpus, node, topology=family, switches=[switch])
+    built = build(spec, catalog, time_limit_s=None if SLOW else 1.0)
+    assert_no_part_slower_than_its_link(built.design, catalog)
+
+
+# -- the acceptance commands, as a user types them ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("node", "switch", "leaf", "spine"),
+    [("gb200-nvl72", "qm9700", 20, 16), ("gb300-nvl72", "q3400", 8, 4)],
+)
+def test_plan_command_for_nvl72(cli, node: str, switch: str, leaf: int, spine: int) -> None:  # type: ignore[no-untyped-def]
+    res = cli("plan", "--gpus", "576", "--node", node, "--switch", switch)
+    assert res.code == 0, res.err
+    assert f"{leaf} leaf, {spine} spine" in res.out
+    assert "NVLink domains" in res.out and "8 of 18 nodes" in res.out and "bill" in res.out
+
+
+def test_plan_command_for_b300_ethernet_16_su(cli) -> None:  # type: ignore[no-untyped-def]
+    res = cli(
+        "plan", "--gpus", "8192", "--node", "hgx-b300-8x2x400g", "--switch", "sn5600",
+        "--planes", "2", "--set", "fabric.leaf.up_gbps=800", "--set", "fabric.spine_groups=2",
+        "--no-layout", "--json",
+    )  # fmt: skip
+    assert res.code == 0, res.err
+    out = json.loads(res.out)
+    assert out["tiers"] == 2 and out["spine_groups"] == 2
+    assert out["switches"] == {"leaf": 256, "spine": 128, "core": 0, "total": 384}
+    assert out["links"]["leaf_spine"] == 8192
+
+
+# -- Ethernet reference fabrics with published counts ---------------------------------------
+
+
+# Asterfusion, "Middle-to-Large Scale AI Compute Backend Fabric Configuration Guide" (a 400G
+# GPU backend): 64 compute nodes of 4 GPUs, "6 CX864E-N: 2 Spine nodes and 4 Leaf nodes", NIC N
+# to leaf N; and "Compute Backend Fabric Configuration Guide" (small scale, rail-only): 32
+# nodes of 4 GPUs on 4 CX732Q-N leaves.
+@pytest.mark.parametrize(
+    ("gpus", "switch", "topology", "leaf", "spine"),
+    [(256, "cx864e-n", "roft", 4, 2), (128, "cx732q-n", "rail-only", 4, 0)],
+)
+def test_asterfusion_backend_guides(
+    catalog: Catalog, gpus: int, switch: str, topology: str, leaf: int, spine: int
+) -> None:
+    spec = spec_from_dict(
+        {
+            "cluster": {"gpus": gpus, "gpus_per_node": 4, "nic": "cx7-400g", "nics_per_node": 4},
+            "fabric": {"switches": [switch], "topology": topology},
+        }
+    )
+    d = plan(spec, catalog)
+    assert d.switch_counts() == {"leaf": leaf, "spine": spine, "core": 0, "total": leaf + spine}
+    assert check(d, catalog) == []
+
+
+def test_a_grouped_spine_reached_across_groups_is_caught(catalog: Catalog) -> None:
+    """check() re-derives the rail groups: a leaf wired to the other group's spine fails."""
+    import dataclasses
+
+    d = plan(spec_from_dict(b300_ethernet(8192)), catalog)
+    sw = d.switch_by_id()
+    other = next(s.id for s in d.switches if s.role == "spine" and s.group == "spine-group-2")
+    links = list(d.links)
+    i = next(
+        k for k, lk in enumerate(links)
+        if lk.kind == "leaf-spine" and sw[lk.a_device].rail == 0 and sw[lk.b_device].plane == 0
+    )  # fmt: skip
+    links[i] = dataclasses.replace(links[i], b_device=other)
+    broken = dataclasses.replace(d, links=tuple(links))
+    assert any("rail group" in p or "uneven" in p for p in check(broken, catalog))
