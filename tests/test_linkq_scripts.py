@@ -4,6 +4,7 @@ per test in the ssh and Slurm runners, loud failures when a tool is missing, and
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -65,6 +66,25 @@ def _backdate(*roots: Path) -> None:
     for root in roots:
         for stamp in root.rglob("start.epoch"):
             stamp.write_text(f"{int(time.time()) - 3600}\n")
+
+
+def path_without(tool: str, path: str, shim: Path) -> str:
+    """``path`` with ``tool`` hidden: every folder that holds it is replaced by ``shim``, a
+    folder of links to that folder's other programs. The test's stand-ins decide, not what
+    happens to be installed (``.ci/run`` installs Debian's ibutils to prove it)."""
+    shim.mkdir(parents=True, exist_ok=True)
+    out: list[str] = []
+    for d in path.split(os.pathsep):
+        if not d or not (Path(d) / tool).exists():
+            out.append(d)
+            continue
+        for entry in Path(d).iterdir():
+            link = shim / entry.name
+            if entry.name != tool and not link.exists():
+                link.symlink_to(entry)
+        if str(shim) not in out:
+            out.append(str(shim))
+    return os.pathsep.join(out)
 
 
 def _run(folder: Path, runner: str, phase: str, env: dict[str, str]) -> None:
@@ -139,5 +159,11 @@ def test_infiniband_ibdiagnet_clear_then_read(runner: str, tmp_path: Path) -> No
     assert line.split()[1] == "FAIL" and "ports=2 over_ber=0 with_symbol_errors=1" in line, line
     assert "MF0;p0-leaf-su01-r0:MQM9700/U1/3" in line
     (bin_dir / "ibdiagnet").unlink()
-    _run(folder, runner, "finish", env)
+    # a real ibdiagnet (Debian's ibutils, MLNX_OFED) on this machine must not stand in
+    _run(
+        folder,
+        runner,
+        "finish",
+        {**env, "PATH": path_without("ibdiagnet", env["PATH"], tmp_path / "shim")},
+    )
     assert "ibdiagnet not installed" in _verdicts(results)["LQ-FABRIC"]
