@@ -65,6 +65,8 @@ METRICS: dict[str, MetricSpec] = {
     "lq_ports_over_ber": MetricSpec("linkq", "count", "lower"),
     "lq_ports_with_errors": MetricSpec("linkq", "count", "lower"),
     "lq_soak_s": MetricSpec("linkq", "count", "higher"),
+    "lq_ports_over_effective_ber": MetricSpec("linkq", "count", "lower"),
+    "lq_link_downs": MetricSpec("linkq", "count", "lower"),
 }
 ALIASES = {
     "busbw_gbytes": "busbw_gbs",
