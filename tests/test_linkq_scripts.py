@@ -4,6 +4,7 @@ per test in the ssh and Slurm runners, loud failures when a tool is missing, and
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -61,10 +62,30 @@ def _ibdiagnet(rows: list[str]) -> str:
 
 
 def _backdate(*roots: Path) -> None:
-    """The soak: move every start snapshot an hour back instead of waiting."""
+    """The soak: move every start snapshot 130 minutes back instead of waiting (InfiniBand
+    judges BER after 125 minutes up)."""
     for root in roots:
         for stamp in root.rglob("start.epoch"):
-            stamp.write_text(f"{int(time.time()) - 3600}\n")
+            stamp.write_text(f"{int(time.time()) - 7800}\n")
+
+
+def path_without(tool: str, path: str, shim: Path) -> str:
+    """``path`` with ``tool`` hidden: every folder that holds it is replaced by ``shim``, a
+    folder of links to that folder's other programs. The test's stand-ins decide, not what
+    happens to be installed (``.ci/run`` installs Debian's ibutils to prove it)."""
+    shim.mkdir(parents=True, exist_ok=True)
+    out: list[str] = []
+    for d in path.split(os.pathsep):
+        if not d or not (Path(d) / tool).exists():
+            out.append(d)
+            continue
+        for entry in Path(d).iterdir():
+            link = shim / entry.name
+            if entry.name != tool and not link.exists():
+                link.symlink_to(entry)
+        if str(shim) not in out:
+            out.append(str(shim))
+    return os.pathsep.join(out)
 
 
 def _run(folder: Path, runner: str, phase: str, env: dict[str, str]) -> None:
@@ -99,7 +120,7 @@ def test_ethernet_start_soak_finish_grades_clean_and_names_a_bad_port(
     assert set(verdicts) == tests
     bad = verdicts.pop(f"LQ-{node}")
     assert bad.split()[1] == "FAIL" and "mlx5_3 rx_pcs_symbol_err_phy+1" in bad, bad
-    assert all(v.split()[1] == "OK" and "soak=36" in v for v in verdicts.values()), verdicts
+    assert all(v.split()[1] == "OK" and "soak=78" in v for v in verdicts.values()), verdicts
     report = grade(cabled(name), [e for e in expectations(plan) if e.kind == "linkq"], results)
     failed = {(r.test_id, r.metric) for r in report.results if r.status != "pass"}
     assert failed == {(f"LQ-{node}", "lq_ports_with_errors")}
@@ -126,7 +147,14 @@ def test_infiniband_ibdiagnet_clear_then_read(runner: str, tmp_path: Path) -> No
         dump_row("CA", "node0001 mlx5_0", 1),
         dump_row("SW", "MF0;p0-leaf-su01-r0:MQM9700/U1", 3, sym_err=5),
     ]
-    bin_dir = _bin(tmp_path, {"ssh": SSH, "srun": SRUN, "ibdiagnet": _ibdiagnet(rows)})
+    # ibqueryerrors: one switch port that went down twice since the clear
+    queryerrors = (
+        "#!/usr/bin/env bash\n"
+        "echo 'Errors for 0xb83fd203009a1c00 \"MF0;p0-leaf-su01-r0:MQM9700/U1\"'\n"
+        "echo '   GUID 0xb83fd203009a1c00 port 3: [LinkDownedCounter == 2 (2.000 )]'\n"
+    )
+    bin_dir = _bin(tmp_path, {"ssh": SSH, "srun": SRUN, "ibdiagnet": _ibdiagnet(rows),
+                              "ibqueryerrors": queryerrors})  # fmt: skip
     env = {**_env(tmp_path, bin_dir, folder), "LQ_TMP": str(tmp_path / "lq")}
     results = tmp_path / "results"
     _run(folder, runner, "start", env)
@@ -137,7 +165,14 @@ def test_infiniband_ibdiagnet_clear_then_read(runner: str, tmp_path: Path) -> No
     _run(folder, runner, "finish", env)
     line = _verdicts(results)["LQ-FABRIC"]
     assert line.split()[1] == "FAIL" and "ports=2 over_ber=0 with_symbol_errors=1" in line, line
+    assert "link_downs=1" in line, line
     assert "MF0;p0-leaf-su01-r0:MQM9700/U1/3" in line
     (bin_dir / "ibdiagnet").unlink()
-    _run(folder, runner, "finish", env)
+    # a real ibdiagnet (Debian's ibutils, MLNX_OFED) on this machine must not stand in
+    _run(
+        folder,
+        runner,
+        "finish",
+        {**env, "PATH": path_without("ibdiagnet", env["PATH"], tmp_path / "shim")},
+    )
     assert "ibdiagnet not installed" in _verdicts(results)["LQ-FABRIC"]

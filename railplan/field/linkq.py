@@ -3,7 +3,8 @@
 The results layout is the one ``50_link_quality.sh`` writes under ``results/LQ-<id>/``:
 ``start.epoch`` and ``finish.epoch`` (``date +%s`` when each snapshot was taken), and
 
-- InfiniBand (``LQ-FABRIC``): ``finish/ibdiagnet2.net_dump_ext`` (counters cleared at start);
+- InfiniBand (``LQ-FABRIC``): ``finish/ibdiagnet2.net_dump_ext`` (counters cleared at start)
+  and ``finish/ibqueryerrors.txt`` (error counters since the clear: link-downs);
 - Ethernet node (``LQ-<node>``): ``ethtool-<device>-start.txt`` / ``-finish.txt`` per device;
 - Ethernet switch (``LQ-<switch>``): ``fec-stats-start.txt`` / ``fec-stats-finish.txt``.
 
@@ -22,15 +23,20 @@ from railplan.field.names import Endpoint, NameMap, split_ib_description
 from railplan.field.parse_linkq import (
     parse_ethtool_stats_file,
     parse_fec_stats_file,
+    parse_ibqueryerrors_file,
     parse_net_dump_ext_file,
 )
 from railplan.testplan.expectation import Expectation
 from railplan.testplan.link_quality import (
     ETH_CORRECTED_COUNTER,
     ETH_ERROR_COUNTERS,
+    ETH_LINK_DOWN_COUNTER,
     ETH_PRE_FEC_BER_LIMIT,
-    IB_BER_LIMIT,
+    ib_ber_lines,
 )
+
+#: seconds in the 24 h a link-down rate is given per
+DAY_S = 86400
 
 Measured = tuple[float | None, str, str]
 
@@ -42,7 +48,11 @@ class LinkQuality:
         self.design = design
         self.names = names
         self.cable_at: dict[tuple[str, int], str] = {}
+        #: cable id -> its two printed labels (the cabling sheets' ends A and B)
+        self.labels: dict[str, tuple[str, str]] = {}
         cable_of = {c.link_id: c.id for c in design.cables}
+        for c in design.cables:
+            self.labels[c.id] = (c.label_a, c.label_b)
         for lk in design.links:
             cable = cable_of.get(lk.id, lk.id)
             self.cable_at[(lk.a_device, lk.a_port)] = cable
@@ -61,6 +71,14 @@ class LinkQuality:
         if soak is None or soak <= 0:
             return None, "no start.epoch and finish.epoch: the soak is unknown", "missing"
         by_name = {p.name: p for p in files}
+        if exp.metric == "lq_link_downs" and "ibqueryerrors.txt" in by_name:
+            return self._ib_link_downs(exp, by_name["ibqueryerrors.txt"], soak)
+        if exp.metric == "lq_link_downs" and "ibdiagnet2.net_dump_ext" in by_name:
+            return (
+                None,
+                "no ibqueryerrors.txt in the finish snapshot: link-downs not measured",
+                "missing",
+            )
         if "ibdiagnet2.net_dump_ext" in by_name:
             return self._ib(exp, by_name["ibdiagnet2.net_dump_ext"])
         if exp.scope:
@@ -70,20 +88,43 @@ class LinkQuality:
     # InfiniBand ---------------------------------------------------------------------------
     def _ib(self, exp: Expectation, path: Path) -> Measured:
         ports = parse_net_dump_ext_file(path)
-        bad = []
+        lines = ib_ber_lines(float(self.design.shape.port_speed_gbps))
+        bad, warned = [], []
         for p in ports:
-            if exp.metric == "lq_ports_over_ber":
-                limit = exp.target or IB_BER_LIMIT
-                worst = max(
-                    (b for b in (p.effective_ber, p.symbol_ber) if b is not None), default=None
-                )
-                if worst is not None and worst > limit:
-                    bad.append(f"{self._ib_where(p.desc, p.port, exp.devices)} BER {worst:.1e} (effective "
-                               f"{_e(p.effective_ber)}, symbol {_e(p.symbol_ber)}, raw {_e(p.raw_ber)})")  # fmt: skip
+            where = self._ib_where(p.desc, p.port, exp.devices)
+            if exp.metric in ("lq_ports_over_ber", "lq_ports_over_effective_ber"):
+                symbol = exp.metric == "lq_ports_over_ber"
+                value = p.symbol_ber if symbol else p.effective_ber
+                limit = exp.target or (lines.symbol_error if symbol else lines.effective_error)
+                warning = limit / 10 if exp.target else (
+                    lines.symbol_warning if symbol else lines.effective_warning)  # fmt: skip
+                name = "Symbol" if symbol else "Effective"
+                if value is not None and value > limit:
+                    bad.append(f"{where} {name} BER {value:.1e} > error line {limit:.0e} "
+                               f"(effective {_e(p.effective_ber)}, symbol {_e(p.symbol_ber)}, "
+                               f"raw {_e(p.raw_ber)})")  # fmt: skip
+                elif value is not None and value > warning:
+                    warned.append(f"{where} {name} BER {value:.1e} > warning {warning:.0e}")
             elif p.symbol_errors:
-                bad.append(f"{self._ib_where(p.desc, p.port, exp.devices)} {p.symbol_errors} symbol errors "
+                bad.append(f"{where} {p.symbol_errors} symbol errors "
                            f"({p.effective_errors} effective)")  # fmt: skip
-        return _result(bad, f"{len(ports)} ports in {path.name}")
+        value, detail, status = _result(bad, f"{len(ports)} ports in {path.name}")
+        if warned:
+            detail += f"; {len(warned)} warning: " + "; ".join(warned[:3])
+        return value, detail, status
+
+    def _ib_link_downs(self, exp: Expectation, path: Path, soak: int) -> Measured:
+        """Ports whose LinkDownedCounter grew since the clear at start, with the rate per 24 h."""
+        allowed = exp.target or 0
+        bad = []
+        ports = parse_ibqueryerrors_file(path)
+        for p in ports:
+            downs = p.counters.get("LinkDownedCounter", 0)
+            if downs > allowed:
+                per_day = downs * DAY_S / soak
+                bad.append(f"{self._ib_where(p.desc, p.port, exp.devices)} {downs} link-down(s) "
+                           f"in {soak / 3600:.1f} h ({per_day:.1f} per 24 h)")  # fmt: skip
+        return _result(bad, f"{len(ports)} ports with error counters in {path.name}")
 
     def _ib_where(self, desc: str, port: int, devices: tuple[str, ...]) -> str:
         """``cable C00017 (node0003 nic2)`` for ``node0003 mlx5_2`` port 1 (the plan's device
@@ -138,6 +179,11 @@ class LinkQuality:
                     bad.append(
                         f"{where} pre-FEC BER {ber:.1e} ({grew[ETH_CORRECTED_COUNTER]} corrected bits)"
                     )
+            elif exp.metric == "lq_link_downs":
+                downs = grew.get(ETH_LINK_DOWN_COUNTER, 0)
+                if downs > (exp.target or 0):
+                    bad.append(f"{where} {downs} link-down(s) in {soak / 3600:.1f} h "
+                               f"({downs * DAY_S / soak:.1f} per 24 h)")  # fmt: skip
             else:
                 errors = {k: grew[k] for k in ETH_ERROR_COUNTERS if grew.get(k, 0) > 0}
                 if errors:
@@ -174,7 +220,11 @@ class LinkQuality:
             return f"{fallback} (not in the design)"
         cable = self.cable_at.get((end.device, end.port))
         shown = self.names.display(end)
-        return f"cable {cable} ({shown})" if cable else f"{shown} (no cable in the design)"
+        if not cable:
+            return f"{shown} (no cable in the design)"
+        a, b = self.labels.get(cable, ("", ""))
+        labels = f" [{a} | {b}]" if a or b else ""
+        return f"cable {cable}{labels} ({shown})"
 
 
 def _result(bad: list[str], what: str) -> Measured:

@@ -61,6 +61,8 @@ class Measure:
                 return value, f"{path.name}: {mismatch}", "error"
             if problems:
                 return value, f"{path.name}: " + "; ".join(problems[:3]), "fail"
+            if exp.curve and exp.metric == "avg_busbw_gbs":
+                return _judge_curve(exp, result, value, path.name)
             return value, f"{path.name}: {result.collective or 'nccl-tests'}", ""
         if errors:
             return None, "the run failed: " + "; ".join(errors[:3]), "fail"
@@ -288,6 +290,15 @@ class Measure:
         if bad:
             detail += "; " + bad[0]
         return float(value), detail, ""
+
+
+def _judge_curve(exp: Expectation, result: Any, value: float, name: str) -> tuple[float, str, str]:
+    """The run judged on its own sizes against the plan's predicted curve (``nccl_judge``)."""
+    from railplan.field.nccl_judge import judge_curve
+
+    rows = [(r.size, r.busbw) for r in result.rows if r.busbw is not None and r.size > 0]
+    status, detail = judge_curve(exp.curve, rows, value)
+    return value, f"{name}: {result.collective or 'nccl-tests'}, {detail}", status
 
 
 def _collective(name: str) -> str:

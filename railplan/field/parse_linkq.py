@@ -9,6 +9,10 @@
 - ``ethtool -S <netdev>``: ``NIC statistics:`` then ``     name: value`` lines; the mlx5 names
   are those of Linux Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst
   (``rx_corrected_bits_phy``, ``rx_pcs_symbol_err_phy``, ``rx_err_lane_<l>_phy``, ...).
+- ``ibqueryerrors`` (infiniband-diags): ``Errors for 0x<guid> "<switch>"`` or ``Errors for
+  "<CA>"`` (older: ``Errors for 0x<guid> "<node>"``), then per port ``   GUID 0x<guid> port
+  <n>: [LinkDownedCounter == 2] [SymbolErrorCounter == 5 (5.000 )]`` (rdma-core
+  infiniband-diags/ibqueryerrors.c); ports without errors are not printed.
 - SONiC ``show interfaces counters fec-stats``: a table headed ``IFACE STATE FEC_CORR
   FEC_UNCORR FEC_SYMBOL_ERR ...`` over a dashed rule, counts with thousands commas, ``N/A``
   where the platform has no counter (sonic-utilities ``scripts/portstat``).
@@ -102,6 +106,44 @@ def _count(cell: str, source: str, line: int) -> int:
     if not re.fullmatch(r"\d+", cell.replace(",", "")):
         raise ParseError(source, line, "an error count is not a whole number", cell)
     return int(cell.replace(",", ""))
+
+
+_QE_NODE = re.compile(r'^Errors for (?:0x[0-9a-fA-F]+\s+)?"(.*)"\s*$')
+_QE_PORT = re.compile(r"^\s+GUID\s+0x[0-9a-fA-F]+\s+port\s+(\d+|ALL):(.*)$")
+_QE_COUNTER = re.compile(r"\[(\w+)\s*==\s*(\d+)(?:\s*\([^)]*\))?\]")
+
+
+@dataclass(frozen=True, slots=True)
+class IbPortErrors:
+    """One port of ``ibqueryerrors``: its node description, port and error counters."""
+
+    desc: str
+    port: int
+    counters: dict[str, int]
+    line: int
+
+
+def parse_ibqueryerrors_file(path: str | Path) -> list[IbPortErrors]:
+    return parse_ibqueryerrors(read_text(path), str(path))
+
+
+def parse_ibqueryerrors(text: str, source: str) -> list[IbPortErrors]:
+    """Every port ``ibqueryerrors`` printed (the ports with a counter above its threshold)."""
+    no_huge_numbers(text, source)
+    out: list[IbPortErrors] = []
+    desc: str | None = None
+    for n, raw in enumerate(text.splitlines(), start=1):
+        if m := _QE_NODE.match(raw):
+            desc = m.group(1)
+            continue
+        m = _QE_PORT.match(raw)
+        if not m or m.group(1) == "ALL":
+            continue
+        if desc is None:
+            raise ParseError(source, n, "a port line before any 'Errors for' line", raw)
+        counters = {k: int(v) for k, v in _QE_COUNTER.findall(m.group(2))}
+        out.append(IbPortErrors(desc, int(m.group(1)), counters, n))
+    return out
 
 
 _STAT = re.compile(r"^\s*([A-Za-z0-9_.\[\]-]+):\s*(-?\d+)\s*$")

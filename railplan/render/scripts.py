@@ -350,7 +350,13 @@ def _linkq_values(plan: TestPlan) -> dict[str, str]:
     limit = over.target if over is not None and over.target else IB_BER_LIMIT
     if soak is None:
         soak = soak_seconds(IB_BER_LIMIT, plan.line_rate_gbps)
-    return {"SOAK": shell_word(int(soak)), "BERLIMIT": shell_word(f"{limit:g}")}
+    eff = checks.get("lq_ports_over_effective_ber")
+    eff_limit = eff.target if eff is not None and eff.target else limit
+    return {
+        "SOAK": shell_word(int(soak)),
+        "BERLIMIT": shell_word(f"{limit:g}"),
+        "EFFLIMIT": shell_word(f"{eff_limit:g}"),
+    }
 
 
 def _readme(plan: TestPlan) -> str:

@@ -96,6 +96,7 @@ case "$phase" in
 esac
 MIN_SOAK=@SOAK@
 BER_LIMIT=@BERLIMIT@
+EFF_LIMIT=@EFFLIMIT@
 LQ_TMP="${LQ_TMP:-/tmp/railplan-lq}"  # where each node keeps its snapshots between the phases
 soak_of() {  # soak_of DIR: seconds between the start and finish snapshots
   echo $(( $(cat "$1/finish.epoch") - $(cat "$1/start.epoch" 2> /dev/null || cat "$1/finish.epoch") ))
@@ -120,10 +121,18 @@ linkq_ib() {  # linkq_ib TEST: ibdiagnet from the first host of the fabric
     > "$out/finish/ibdiagnet.log" 2>&1 < /dev/null || true
   on_node "$first" cat "$LQ_TMP/finish/ibdiagnet2.net_dump_ext" \\
     > "$out/finish/ibdiagnet2.net_dump_ext" 2> /dev/null < /dev/null || true
+  # error counters since the clear at start (infiniband-diags): LinkDownedCounter per port
+  local qe=0 downs
+  on_node "$first" ibqueryerrors > "$out/finish/ibqueryerrors.txt" \\
+    2> "$out/finish/ibqueryerrors.err" < /dev/null || qe=$?
+  downs="$(awk '{ while (match($0, /LinkDownedCounter == [0-9]+/)) {
+      v = substr($0, RSTART + 20, RLENGTH - 20) + 0; if (v > 0) n++
+      $0 = substr($0, RSTART + RLENGTH) } } END { print n + 0 }' \\
+    "$out/finish/ibqueryerrors.txt" 2> /dev/null || echo 0)"
   date +%s > "$out/finish.epoch"
   soak="$(soak_of "$out")"
   # ibdiagnet2.net_dump_ext: ':'-separated, columns found by their header names
-  read -r ports over errs worst <<< "$(awk -F: -v lim="$BER_LIMIT" '
+  read -r ports over errs worst <<< "$(awk -F: -v lim="$BER_LIMIT" -v elim="$EFF_LIMIT" '
     function t(s) { gsub(/^[ \\t"]+|[ \\t"]+$/, "", s); return s }
     !h && /Effective BER/ && /Node Desc/ { for (i = 1; i <= NF; i++) c[t($i)] = i; h = 1; nf = NF; next }
     h && NF >= nf && $0 !~ /^#/ {
@@ -131,17 +140,20 @@ linkq_ib() {  # linkq_ib TEST: ibdiagnet from the first host of the fabric
       p = ("#IB" in c && t($(c["#IB"])) ~ /^[0-9]+$/) ? t($(c["#IB"])) : t($(c["#"]))
       n++
       e = t($(c["Effective BER"])) + 0; s = t($(c["Symbol BER"])) + 0
-      if (e > lim || s > lim) { o++; if (w == "") w = d "/" p }
+      if (e > elim || s > lim) { o++; if (w == "") w = d "/" p }
       if (t($(c["Symbol Err"])) + 0 > 0) { x++; if (w == "") w = d "/" p }
     }
     END { printf "%d %d %d %s\\n", n, o, x, (w == "" ? "-" : w) }' \\
     "$out/finish/ibdiagnet2.net_dump_ext" 2> /dev/null)"
   local detail="soak=${soak}s ports=${ports:-0} over_ber=${over:-0} with_symbol_errors=${errs:-0}"
+  detail+=" link_downs=${downs:-0}"
   if [ "${ports:-0}" = 0 ]; then
     verdict "$test" FAIL "no BER table from ibdiagnet --get_phy_info (see $out/finish): not measured"
   elif [ ! -f "$out/start.epoch" ] || [ "$soak" -lt "$MIN_SOAK" ]; then
     verdict "$test" FAIL "$detail; soak shorter than $MIN_SOAK s or no start snapshot"
-  elif [ "$over" != 0 ] || [ "$errs" != 0 ]; then
+  elif [ "$qe" != 0 ]; then
+    verdict "$test" FAIL "$detail; ibqueryerrors failed or is not installed on $first: link-downs not measured"
+  elif [ "$over" != 0 ] || [ "$errs" != 0 ] || [ "${downs:-0}" != 0 ]; then
     verdict "$test" FAIL "$detail; first: ${worst// /_} (railplan grade names every cable)"
   else
     verdict "$test" OK "$detail"

@@ -29,6 +29,8 @@ def _check(c: Check) -> dict[str, Any]:
     }
     if c.target is not None:
         out["target"] = c.target
+    if c.curve:
+        out["curve"] = list(c.curve)
     return out
 
 
@@ -114,6 +116,8 @@ def _expectation(e: Any) -> dict[str, Any]:
         out["scope"] = e.scope
     if e.devices:
         out["devices"] = list(e.devices)
+    if e.curve:
+        out["curve"] = list(e.curve)
     return out
 
 

@@ -5,19 +5,18 @@ Sections, in the order a crew runs them: node checks (``node_checks``), the as-b
 after the soak the following sections make), per-link RDMA for every path class (``rdma``), pair tests that exercise every
 switch-to-switch link (``coverage`` chooses them, ``pairs`` writes them) and NCCL collectives
 (``nccl``); ``build`` puts them together. Every expected number is derived from the design
-(``expected``): the NIC line rate, the catalog's sourced RDMA efficiency, and the collision
-analyzer's prediction for the pattern the test runs (``prediction``).
+(``expected``): the NIC line rate, the performance model (``perf_model``: wire framing, NCCL's
+alpha-beta terms, switch datasheet latency), and the collision analyzer's prediction for the
+pattern the test runs (``prediction``).
 """
 
 from __future__ import annotations
 
 from railplan.testplan.assemble import build_testplan
 from railplan.testplan.expectation import Expectation, expectations
-from railplan.testplan.expected import NCCL_EFFICIENCY
 from railplan.testplan.model import Check, PlanTest, Section, TestPlan, TestPlanOptions, design_hash
 
 __all__ = [
-    "NCCL_EFFICIENCY",
     "Check",
     "Expectation",
     "PlanTest",

@@ -27,7 +27,7 @@ def build_testplan(
     """The acceptance test plan of ``design``, sections in the order a crew runs them."""
     options = options or TestPlanOptions()
     fabric = Fabric(design)
-    r = rates(design, catalog)
+    r = rates(design, catalog, options.mtu)
     devices = device_names(design, catalog, options)
     ctx = PlanContext(design, fabric, r, devices, options, Predictor(design))
     steps = ("node checks", "cabling", "link quality", "pair cover", "rdma", "pairs", "nccl")

@@ -68,6 +68,8 @@ METRICS: dict[str, MetricSpec] = {
     "lq_ports_over_ber": MetricSpec("linkq", "count", "lower"),
     "lq_ports_with_errors": MetricSpec("linkq", "count", "lower"),
     "lq_soak_s": MetricSpec("linkq", "count", "higher"),
+    "lq_ports_over_effective_ber": MetricSpec("linkq", "count", "lower"),
+    "lq_link_downs": MetricSpec("linkq", "count", "lower"),
 }
 ALIASES = {
     "busbw_gbytes": "busbw_gbs",
@@ -100,6 +102,10 @@ NODE_CHECK_METRICS = frozenset(
     | {"ports_active", "ports_down", "ports_at_rate", "min_rate_gbps", "ports_mtu"}
     | {"gid_roce_v2", "pfc_lossless", "ecn_enabled", "nics_near_gpu"}
 )
+
+
+def _finite_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def canonical_unit(unit: str) -> str:
@@ -138,12 +144,21 @@ class Expectation:
     scope: str = ""
     #: RDMA devices of the node ports, in port order (node checks and link quality)
     devices: tuple[str, ...] = ()
+    #: NCCL checks: the predicted curve (alpha_us, bus GB/s, bus factor), see ``perf_model``
+    curve: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "nodes", tuple(str(n) for n in self.nodes))
         object.__setattr__(self, "links", tuple(str(x).split("@", 1)[0] for x in self.links))
         object.__setattr__(self, "ports", tuple(int(p) for p in self.ports))
         object.__setattr__(self, "devices", tuple(str(d) for d in self.devices))
+        curve = tuple(self.curve or ())
+        if curve and (len(curve) != 3 or not all(_finite_number(x) for x in curve)):
+            raise FieldInputError(
+                f"expectation {self.test_id!r}: curve must be three numbers "
+                "(alpha_us, bus GB/s, bus factor)"
+            )
+        object.__setattr__(self, "curve", tuple(float(x) for x in curve))
         where = f"expectation {self.test_id!r}"
         if not str(self.test_id).strip():
             raise FieldInputError("an expectation has an empty test_id")
@@ -210,7 +225,7 @@ def expectation_from_dict(data: Any, where: str = "") -> Expectation:
     row.setdefault("nodes", ())
     row.setdefault("unit", "")
     args = {k: v for k, v in row.items() if k in names}
-    for key in ("nodes", "links", "ports", "devices"):
+    for key in ("nodes", "links", "ports", "devices", "curve"):
         if isinstance(args.get(key), str):
             args[key] = (args[key],)
         if args.get(key) is None:
@@ -246,6 +261,7 @@ def expectations(plan: TestPlan) -> list[Expectation]:
                     target=check.target,
                     scope=scope,
                     devices=test.devices if test.kind in ("node", "linkq") else (),
+                    curve=check.curve,
                 )
             )
     return out

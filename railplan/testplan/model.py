@@ -55,6 +55,9 @@ class Check:
     reason: str
     #: a parameter of the metric: the MTU of ports_mtu, the Gb/s of ports_at_rate
     target: float | None = None
+    #: NCCL checks: the predicted curve (alpha_us, bus GB/s at the worst share, bus factor)
+    #: the grader rebuilds each size's prediction from (``perf_model.curve_busbw``)
+    curve: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

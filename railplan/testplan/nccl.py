@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from railplan.testplan.context import PlanContext
 from railplan.testplan.expected import GDR_CHECK, NCCL_MIN_BW_FACTOR, nccl_check
 from railplan.testplan.model import PlanTest, Section
+from railplan.testplan.perf_model import sweep
 from railplan.testplan.prediction import Prediction
 
 #: all-to-all expectations span at most this many nodes (a job on the first nodes)
@@ -24,9 +25,13 @@ def nccl_test(
     refs: tuple[str, ...] = (),
     rnd: int = 0,
     kind: str | None = None,
+    hops: int = 1,
 ) -> PlanTest:
     """One nccl-tests run under mpirun: the env it needs, its bus-bandwidth check and GDR."""
-    check = nccl_check(ctx.rates, ctx.design.shape.gpus, op, len(nodes), pred, bool(split))
+    o = ctx.options
+    sizes = sweep(o.nccl_min_bytes, o.nccl_max_bytes)
+    g = ctx.design.shape.gpus
+    check = nccl_check(ctx.rates, g, op, len(nodes), pred, bool(split), sizes, hops)
     env = [("NCCL_DEBUG", "INFO"), ("NCCL_IB_HCA", ctx.hca_list())]
     if ctx.roce:
         env.append(("NCCL_IB_GID_INDEX", str(ctx.options.gid_index)))
@@ -36,7 +41,6 @@ def nccl_test(
         env.append(("NCCL_TESTS_SPLIT", split))
     # nccl-tests fails below 0.9 x NCCL_TESTS_MIN_BW: set it so that point is our threshold
     env.append(("NCCL_TESTS_MIN_BW", f"{check.threshold / NCCL_MIN_BW_FACTOR:.2f}"))
-    g, o = ctx.design.shape.gpus, ctx.options
     hosts = (
         f"-H {','.join(f'{n}:{g}' for n in nodes)}" if len(nodes) <= 4 else "--hostfile $HOSTFILE"
     )
@@ -68,23 +72,35 @@ def nccl_section(ctx: PlanContext, reps: list[tuple[str, str, str]]) -> Section:
         refs = tuple(fab.element_ref(e) for e in sorted(fab.pair_elements(u, v)))
         for op, tag in (("all_reduce", "AR"), ("alltoall", "A2A")):
             title = f"{op} {u} + {v} ({cls}), NCCL_ALGO=Ring"
-            tests.append(nccl_test(ctx, f"NCCL-{tag}-2N-{cls}", op, title, (u, v), pred, refs=refs))
+            tests.append(nccl_test(ctx, f"NCCL-{tag}-2N-{cls}", op, title, (u, v), pred, refs=refs,
+                                   hops=fab.switch_hops(cls)))  # fmt: skip
     nodes = [n.id for n in ctx.design.nodes]
     g = ctx.design.shape.gpus
+    far = max((fab.switch_hops(c) for c, _, _ in reps), default=1)
     if len(nodes) >= 2:
         ring = ctx.predictor.pattern("ring")
         title = f"all_reduce on each rail alone (NCCL_TESTS_SPLIT=MOD {g}), {len(nodes)} nodes"
         tests.append(
-            nccl_test(ctx, "NCCL-AR-RAILS", "all_reduce", title, nodes, ring, split=f"MOD {g}")
+            nccl_test(
+                ctx, "NCCL-AR-RAILS", "all_reduce", title, nodes, ring, split=f"MOD {g}", hops=far
+            )
         )
     if len(nodes) > 2:
         title = f"all_reduce across all {len(nodes)} nodes"
-        tests.append(nccl_test(ctx, "NCCL-AR-ALL", "all_reduce", title, nodes, ring))
+        tests.append(nccl_test(ctx, "NCCL-AR-ALL", "all_reduce", title, nodes, ring, hops=far))
         job = nodes[:ALLTOALL_NODES]
         a2a = ctx.predictor.pattern("alltoall", nodes=job)
         who = f"all {len(job)} nodes" if len(job) == len(nodes) else f"the first {len(job)} nodes"
         tests.append(
-            nccl_test(ctx, f"NCCL-A2A-{len(job)}N", "alltoall", f"alltoall across {who}", job, a2a)
+            nccl_test(
+                ctx,
+                f"NCCL-A2A-{len(job)}N",
+                "alltoall",
+                f"alltoall across {who}",
+                job,
+                a2a,
+                hops=far,
+            )
         )
     intro = (
         "nccl-tests all_reduce_perf and alltoall_perf. Two-node runs use NCCL_ALGO=Ring (Tree on "
