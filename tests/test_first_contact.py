@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import EXAMPLES, ROOT
 
 COMMANDS = ["plan", "compare", "analyze", "cables", "sheets", "testplan", "asbuilt", "grade",
-            "schema", "tui", "catalog list", "catalog show"]  # fmt: skip
+            "schema", "tui", "catalog list", "catalog show", "examples"]  # fmt: skip
 
 
 @pytest.mark.parametrize("command", COMMANDS)
