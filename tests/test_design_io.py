@@ -118,10 +118,10 @@ def test_console_script_entry_point():
     assert json.loads(out)["switches"]["total"] == 1
 
 
-def test_readme_python_api_block_runs(monkeypatch, capsys):
-    text = (ROOT / "README.md").read_text()
-    block = text[text.index("## Python API") :].split("```python")[1].split("```")[0]
+def test_docs_python_api_block_runs(monkeypatch, capsys):
+    page = ROOT / "docs" / "reference" / "python-api.md"
+    block = page.read_text().split("```python")[1].split("```")[0]
     monkeypatch.chdir(ROOT)
-    exec(compile(block, "README.md", "exec"), {})
+    exec(compile(block, str(page), "exec"), {})
     out = capsys.readouterr().out
     assert "'total': 48" in out and "rail-only cluster.gpus" in out

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import EXAMPLES, ROOT
 
 COMMANDS = ["plan", "compare", "analyze", "cables", "sheets", "testplan", "asbuilt", "grade",
-            "schema", "tui", "catalog list", "catalog show"]  # fmt: skip
+            "schema", "tui", "catalog list", "catalog show", "examples"]  # fmt: skip
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -65,7 +65,25 @@ def test_license_is_the_apache_2_text_pyproject_names() -> None:
 
 
 def test_readme_points_only_at_things_a_user_can_open() -> None:
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        for word in ("DOMAIN.md", "seed 00", "the issues", "/work/"):
+            assert word not in text, f"{page.name}: {word}"
+        assert "`placement." not in text, page.name  # the field is layout.placement.*
+
+
+def test_readme_is_a_front_page_under_15_kb() -> None:
+    """The README says what railplan is, the Quick start, the three jobs and links; the rest is
+    the documentation site under docs/ (mkdocs.yml), and every page it links to exists."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for word in ("DOMAIN.md", "seed 00", "the issues", "/work/"):
-        assert word not in readme, word
-    assert "`placement." not in readme  # the field is layout.placement.*
+    assert len(readme.encode()) < 15_000
+    quick = readme[readme.index("## Quick start") :].split("```bash\n")[1].split("```")[0]
+    assert quick.splitlines() == [
+        "python3 -m pip install -e . && railplan plan examples/h100-1k.yaml",
+        'python3 -m pip install -e ".[test]" && python3 -m pytest',
+    ]
+    for target in re.findall(r"\]\((docs/[^)#]+)", readme):
+        assert (ROOT / target).is_file(), target
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for page in (ROOT / "docs").rglob("*.md"):
+        assert str(page.relative_to(ROOT / "docs")) in nav, f"{page} is not in mkdocs.yml's nav"

@@ -1,6 +1,6 @@
-"""Every shell command in the README runs from a clean copy of the repository as documented.
+"""Every shell command in the README and the docs runs from a clean copy of the repository.
 
-The commands of every ```bash block run in a copy of the checkout (tracked and new files only,
+The commands of every ```bash block of README.md and of every page under docs/ run in a copy of the checkout (tracked and new files only,
 no build output) with ``railplan`` on PATH running this tree; each must exit 0, or 1 where its
 comment says "exit 1". A ``$ command`` line in a plain block is an error example: it must exit
 2 and print exactly the lines under it on stderr. The run takes minutes, so it needs
@@ -22,6 +22,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+#: the README, then every page of the documentation site, in a fixed order
+PAGES = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 #: commands not run here, each with where it is checked instead
 NOT_RUN = {
     "python3 -m pip install": "installs into the running environment; .ci/run and .ci/wheel_check",
@@ -34,8 +36,8 @@ SLOW = os.environ.get("RAILPLAN_SLOW") == "1"
 
 
 def readme_commands() -> list[tuple[str, int, str]]:
-    """(command, expected exit code, expected stderr or "") in README order."""
-    text = README.read_text(encoding="utf-8")
+    """(command, expected exit code, expected stderr or "") in page order, README first."""
+    text = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
     out: list[tuple[str, int, str]] = []
     for lang, body in re.findall(r"^```(\w*)\n(.*?)^```", text, re.S | re.M):
         lines = body.splitlines()

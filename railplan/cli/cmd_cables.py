@@ -69,6 +69,12 @@ def cables_cmd(
         Optional[Path],  # noqa: UP045
         typer.Option("--design-out", help="Also write the cabled design.json here."),
     ] = None,
+    stdout: Annotated[
+        bool,
+        typer.Option(
+            "--stdout", help="Print the file on stdout even when it is a terminal (no -o)."
+        ),
+    ] = False,
 ) -> None:
     """Compute rack layout, switch placement and every cable; write a schedule or an export."""
     if fmt not in FORMATS:
@@ -81,6 +87,11 @@ def cables_cmd(
         out_folder(out, "-o")
     elif out is not None and not out.is_dir():
         out_file(out, "-o")
+    elif out is None and not stdout and sys.stdout.isatty():
+        raise SpecError(
+            f"--format {fmt} writes a file: give -o FILE (e.g. -o {DEFAULT_NAMES[fmt]}), or "
+            "--stdout to print it on this terminal"
+        )
     out_file(design_out, "--design-out")
     from railplan.design import design_to_json
     from railplan.render import cables_csv, dot, ibtopo, netbox, p2p
@@ -89,13 +100,16 @@ def cables_cmd(
         _emit(dot.render(src.design()), out, fmt)
         return
 
-    built = src.built(
-        objective=objective,
-        time_limit_s=time_limit,
-        progress=_say if sys.stderr.isatty() else None,
-        method="naive" if naive else "cp-sat",
-        relayout=naive or time_limit is not None,
-    )
+    from railplan.cli.progress import stages
+
+    with stages("cables") as say:
+        built = src.built(
+            objective=objective,
+            time_limit_s=time_limit,
+            progress=say,
+            method="naive" if naive else "cp-sat",
+            relayout=naive or time_limit is not None,
+        )
     design, catalog, report = built.design, src.catalog(), built.placement
     if report is not None:
         gap = f", gap {report.gap:.1%} ({report.bound_kind})" if report.gap == report.gap else ""

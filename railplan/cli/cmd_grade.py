@@ -7,6 +7,7 @@ import typer
 
 from railplan.cli.app import app
 from railplan.cli.common import JsonFlag, NamesPath, ReportPath, design_command, emit_report
+from railplan.errors import FieldInputError
 
 if TYPE_CHECKING:
     from railplan.pipeline.source import DesignSource
@@ -47,6 +48,12 @@ def grade_cmd(
     wanted = load_expectations(expectations) if expectations is not None else None
     with bounded_captures(2 * len(design.links) + len(design.nodes) + len(design.switches)):
         result = grade(design, wanted, results, names=names, devices=rdma_devices)
+    if result.results and all(r.status == "missing" for r in result.results):
+        others = f" ({len(result.unmatched)} other file(s))" if result.unmatched else ""
+        raise FieldInputError(
+            f"--results {results}: holds no output of this design's test plan{others}; give the "
+            "results/ folder the generated scripts (scripts/run_all.sh) write"
+        )
     emit_report(result, json_out, report)
     if not json_out:
         rows = [row for row in result.summary_rows() if row[-1] != "pass"]

@@ -1,6 +1,5 @@
 """`railplan plan`: plan a fabric, lay it out and bill it; print the summary, write design.json."""
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -51,36 +50,39 @@ def plan_cmd(
     if objective not in OBJECTIVES:
         raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
     out_folder(out_dir, "-o")
+    from railplan.cli.progress import stages
     from railplan.design import design_to_json
     from railplan.design.summary import plan_summary
     from railplan.spec import spec_to_yaml
 
-    say = (lambda msg: typer.echo(msg, err=True)) if sys.stderr.isatty() else None
-    built = src.built(
-        layout=layout,
-        objective=objective,
-        time_limit_s=time_limit,
-        progress=say,
-        method="naive" if naive else "cp-sat",
-    )
-    design = built.design
-    summary = plan_summary(design)
-    if built.bom is not None:
-        bill = built.bom.to_json()
-        summary["bom"] = bill["bom"]
-        summary["totals"] = bill["totals"]
-        summary["bom_notes"] = bill["notes"]
-    solver = built.solver_json()
-    if solver:
-        summary["solver"] = solver
-    if out_dir is not None:
-        files = {"design.json": design_to_json(design), "spec.yaml": spec_to_yaml(src.spec())}
-        write_set(out_dir, files)
+    with stages("plan") as say:
+        built = src.built(
+            layout=layout,
+            objective=objective,
+            time_limit_s=time_limit,
+            progress=say,
+            method="naive" if naive else "cp-sat",
+        )
+        design = built.design
+        summary = plan_summary(design)
+        if built.bom is not None:
+            bill = built.bom.to_json()
+            summary["bom"] = bill["bom"]
+            summary["totals"] = bill["totals"]
+            summary["bom_notes"] = bill["notes"]
+        solver = built.solver_json()
+        if solver:
+            summary["solver"] = solver
+        if out_dir is not None:
+            if say is not None:
+                say("writing design.json")
+            files = {"design.json": design_to_json(design), "spec.yaml": spec_to_yaml(src.spec())}
+            write_set(out_dir, files)
     if json_out:
         print_json(summary)
     else:
         from railplan.cli.show import plan_table, print_table
 
         print_table(plan_table(summary))
-        if out_dir is not None:
-            typer.echo(f"wrote {out_dir / 'design.json'} and {out_dir / 'spec.yaml'}")
+    if out_dir is not None:
+        typer.echo(f"wrote {out_dir / 'design.json'} and {out_dir / 'spec.yaml'}", err=True)

@@ -1,6 +1,5 @@
 """`railplan sheets`: cabling sheets PDF (cover, topology, racks, cable tables, BOM) and labels."""
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -31,9 +30,10 @@ def cabled_design(src: "DesignSource", naive: bool = False) -> "Design":
     """The source's design with racks and cables: a design.json as is, else laid out now."""
     if src.is_design_file() and not src.design().cables:
         _say(f"note: {src.source} has no cables; laying it out from its spec")
-    built = src.built(
-        progress=_say if sys.stderr.isatty() else None, method="naive" if naive else "cp-sat"
-    )
+    from railplan.cli.progress import stages
+
+    with stages("layout") as say:
+        built = src.built(progress=say, method="naive" if naive else "cp-sat")
     report = built.placement
     if report is not None:
         _say(f"layout: {report.method}, {report.status}; {report.cables} cables")

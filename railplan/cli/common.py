@@ -29,6 +29,15 @@ QUICK = "Quick flags (no spec file needed; with a spec they override it)"
 MAX_SEED = 2**32 - 1
 #: most RDMA devices a node can list (--devices)
 MAX_DEVICES = 256
+#: --quiet: no progress display on stderr (railplan/cli/progress.py reads it)
+QUIET = False
+
+QuietFlag = Annotated[
+    bool,
+    typer.Option(
+        "-q", "--quiet", help="No progress display on stderr (it shows only on a terminal)."
+    ),
+]
 
 SOURCE_PARAMS: list[tuple[str, Any]] = [
     (
@@ -155,18 +164,24 @@ def design_command(func: Callable[..., Any]) -> Callable[..., Any]:
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ann)
         for name, ann in SOURCE_PARAMS
     ]
+    quiet = inspect.Parameter(
+        "quiet", inspect.Parameter.KEYWORD_ONLY, default=False, annotation=QuietFlag
+    )
 
     @functools.wraps(func)
     def wrapper(**kwargs: Any) -> Any:
         from railplan.pipeline.source import DesignSource
 
+        global QUIET
+        QUIET = bool(kwargs.pop("quiet", False))
         given = {name: kwargs.pop(name) for name, _ in SOURCE_PARAMS}
         source, catalog_dir = given.pop("source"), given.pop("catalog_dir")
         src = DesignSource(source, flag_overrides(**given), catalog_dir, advisor=advised_spec)
         note_overrides(catalog_dir)
         return func(src=src, **kwargs)
 
-    params = shared[:1] + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared[1:]
+    own_params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
+    params = [*shared[:1], *own_params, *shared[1:], quiet]
     wrapper.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in params}
     return wrapper

@@ -306,6 +306,11 @@ def validated_design(data: Any, where: str = "design") -> Design:
     if not isinstance(data, dict):
         raise DesignFileError(f"{where}: not a railplan design file (a JSON object is expected)")
     if data.get("format") != FORMAT_VERSION:
+        if "format" not in data:
+            raise DesignFileError(
+                f'{where}: this JSON is not a railplan design (it has no "format" key); give '
+                "a spec .yaml or a design.json written by railplan plan SPEC -o DIR"
+            )
         raise DesignFileError(
             f"{where}: not a railplan design file (format {shorten(repr(data.get('format')))}, "
             f"expected {FORMAT_VERSION}); write one with railplan plan -o DIR"

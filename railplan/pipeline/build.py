@@ -93,6 +93,7 @@ def _build(
         )
         honour_attachment(design, topology or spec.fabric.topology)
     else:
+        say("planning the topology")
         design = plan(spec, catalog, topology=topology)
     if not layout:
         return Build(design=design, bom=None, placement=None, switch_choice=chosen)
@@ -109,7 +110,9 @@ def _build(
         progress=say,
         method=method,
     )
+    say("checking the laid-out design")
     problems = check(design, catalog)
     if problems:
         raise AssertionError(f"built design fails check: {problems[:5]}")
+    say("billing")
     return Build(design=design, bom=bom(design, catalog), placement=placement, switch_choice=chosen)

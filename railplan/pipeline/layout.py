@@ -56,8 +56,10 @@ def complete(
             time_limit_s=time_limit_s,
             progress=say,
         )
+    say("routing every cable along the trays")
     where = positions(design, floor, catalog, placed.rack, placed.u)
     lengths = routed_lengths(design, floor, where)
+    say("choosing media and cabling")
     cabling = build_cables(design, floor, catalog, where, lengths)
     say(f"cabling: {len(cabling.cables)} cables, media ${cabling.cost_usd:,.0f}")
     placed_all = placements_of(where) + cabling.panel_placements

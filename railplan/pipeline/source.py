@@ -164,8 +164,12 @@ class DesignSource:
                     progress=progress,
                     method=method,
                 )
+                if progress is not None:
+                    progress("checking the laid-out design")
                 problems = check(design, self.catalog())
                 if problems:
                     raise AssertionError(f"laid-out design fails check: {problems[:5]}")
+            if progress is not None and design.cables:
+                progress("billing")
             bill = bom(design, self.catalog()) if design.cables else None
         return Build(design=design, bom=bill, placement=placement, switch_choice=None)

@@ -9,6 +9,7 @@ separate PDF because they print on label stock.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -376,8 +377,6 @@ def _bom_section(bom: Bom | None, frame: tuple[float, float]) -> list[Flowable]:
         return story
     header = ["Part", "Kind", "Description", "Part number", "Length", "Count", "Unit $",
               "Total $", "Unit W", "Total W"]  # fmt: skip
-    rel = [30, 14, 80, 26, 12, 12, 15, 20, 12, 16]
-    widths = [w * r / sum(rel) for r in rel]
     cell = pc.STYLES["cell"]
 
     def number(pn: str | None) -> Any:
@@ -393,24 +392,61 @@ def _bom_section(bom: Bom | None, frame: tuple[float, float]) -> list[Flowable]:
         for ln in bom.lines
     ]  # fmt: skip
     t = bom.totals
-    rows.append(["Total", "", f"{t.switches} switches, {t.transceivers:,} transceivers, "
-                 f"{t.cables:,} cables", "", "", "", "", f"{t.cost_usd:,.0f}", "",
-                 f"{t.power_w:,.0f}"])  # fmt: skip
+    rows.append(["Total", "", Paragraph(esc(f"{t.switches} switches, {t.transceivers:,} "
+                 f"transceivers, {t.cables:,} cables"), pc.STYLES["cellb"]), "", "", "", "",
+                 f"{t.cost_usd:,.0f}", "", f"{t.power_w:,.0f}"])  # fmt: skip
+    widths, small = _bom_widths(header, bom, rows, w)
     right = [("ALIGN", (5, 0), (-1, -1), "RIGHT"), ("FONT", (0, -1), (-1, -1), pc.BOLD, 7),
-             ("LINEABOVE", (0, -1), (-1, -1), 0.8, pc.INK)]  # fmt: skip
+             ("LINEABOVE", (0, -1), (-1, -1), 0.8, pc.INK), *small]  # fmt: skip
     # rows as tall as their wrapped description: reportlab's own Table, its header repeated
-    table = Table([header, *pc.clip_rows(rows, widths)], colWidths=widths, repeatRows=1)
+    table = Table([header, *rows], colWidths=widths, repeatRows=1)
     table.setStyle(ptab.grid_style(1, right))
     story.append(table)
     story.append(Spacer(1, 3 * mm))
     story.append(para("Sources of prices and power figures:", "h2"))
-    for ln in bom.lines:
-        story.append(
-            para(esc(f"{ln.part}: price {ln.source}; power {ln.power_source or '-'}"), "small")
-        )
+    for line in bom_sources(bom):
+        story.append(para(esc(line), "small"))
     for note in bom.notes:
         story.append(para(esc(note), "small"))
     return story
+
+
+def _bom_widths(
+    header: list[str], bom: Bom, rows: list[list[Any]], total: float
+) -> tuple[list[float], list[tuple[Any, ...]]]:
+    """The bill's column widths: every column but Description as wide as its widest cell
+    (bold for the Total row), so no part id or figure is cut; Description takes the rest and
+    wraps in it. Part numbers that wrap ("order by length") count by their longer line."""
+    need = []
+    for j, head in enumerate(header):
+        texts = [r[j] for r in rows[:-1] if isinstance(r[j], str)]
+        bold = [rows[-1][j]] if isinstance(rows[-1][j], str) else []
+        if j == 3:  # part numbers: the number itself, or "order by length" under it
+            texts = [ln.part_number or "-" for ln in bom.lines] + ["order by length"]
+        need.append(max(ptab.widest([head], pc.BOLD), ptab.widest(texts), ptab.widest(bold, pc.BOLD))
+                    + ptab.PAD)  # fmt: skip
+    rest = total - (sum(need) - need[2])
+    floor = 0.2 * total  # a description column narrower than this would be a column of words
+    if rest >= floor:
+        return [*need[:2], rest, *need[3:]], []
+    # too wide at 7 pt: the figures set smaller (rounded down, never below 6 pt)
+    others = sum(need) - need[2] - ptab.PAD * (len(need) - 1)
+    size = max(pc.MIN_PAGE_PT, math.floor(7 * (total - floor - ptab.PAD * 9) / others * 4) / 4)
+    widths = [ptab.PAD + (n - ptab.PAD) * size / 7 for n in need]
+    widths[2] = total - (sum(widths) - widths[2])
+    return widths, [("FONT", (0, 1), (-1, -2), pc.FONT, size)]
+
+
+def bom_sources(bom: Bom) -> list[str]:
+    """The bill's sources, one line per part (a part stocked in several lengths is listed once,
+    each distinct source of it once)."""
+    lines: dict[str, list[str]] = {}
+    for ln in bom.lines:
+        text = f"price {ln.source}; power {ln.power_source or '-'}"
+        seen = lines.setdefault(ln.part, [])
+        if text not in seen:
+            seen.append(text)
+    return [f"{part}: {' | '.join(texts)}" for part, texts in lines.items()]
 
 
 def sheets_story(design: Design, info: DocInfo, bom: Bom | None) -> list[Flowable]:

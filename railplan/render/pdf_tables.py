@@ -323,10 +323,11 @@ def fit_widths(
     spare = total - sum(need)
     if spare >= 0:
         return [n + spare * r / sum(rel) for n, r in zip(need, rel, strict=True)], []
-    # too wide at full size: shrink the widest text columns' font, never below the floor
-    scale = max(floor / size, (total - PAD * len(need)) / (sum(need) - PAD * len(need)))
-    widths = [PAD + (n - PAD) * scale for n in need]
-    small = round(max(floor, size * scale) * 4) / 4
+    # too wide at full size: set the text smaller, in 0.25 pt steps rounded down (so every
+    # widest cell still fits its column at that size), never below the floor
+    scale = (total - PAD * len(need)) / (sum(need) - PAD * len(need))
+    small = max(floor, math.floor(size * scale * 4) / 4)
+    widths = [PAD + (n - PAD) * small / size for n in need]
     cmds = [("FONT", (0, 0), (-1, 0), BOLD, small), ("FONT", (0, 1), (-1, -1), FONT, small)]
     left = total - sum(widths)
     return [w + left * r / sum(rel) for w, r in zip(widths, rel, strict=True)], cmds

@@ -19,6 +19,24 @@ _SET_BYTES = 64 * 1024
 _SET_NODES = 10_000
 
 
+#: pydantic's bound errors -> (its context key, what the value is, what to use instead)
+_BOUNDS = {
+    "greater_than_equal": ("ge", "is less than", "use {} or more"),
+    "greater_than": ("gt", "is not more than", "use more than {}"),
+    "less_than_equal": ("le", "is more than", "use {} or less"),
+    "less_than": ("lt", "is not less than", "use less than {}"),
+}
+
+
+def _bound_message(err: Any) -> str:
+    """A value out of its bounds, with the fix: ``0 is less than 1; use 1 or more``."""
+    key, what, fix = _BOUNDS[err["type"]]
+    bound = (err.get("ctx") or {}).get(key)
+    if bound is None:
+        return str(err["msg"])
+    return f"{shorten(repr(err.get('input')), 40)} {what} {bound}; {fix.format(bound)}"
+
+
 def _format_errors(exc: ValidationError, where: str) -> str:
     lines = []
     for err in exc.errors():
@@ -26,6 +44,8 @@ def _format_errors(exc: ValidationError, where: str) -> str:
         msg = sentence(err)
         if err["type"] == "extra_forbidden":
             msg = "unknown field; check the spelling against `railplan schema`"
+        elif err["type"] in _BOUNDS:
+            msg = _bound_message(err)
         lines.append(f"{where}{shorten(path, 120)}: {shorten(msg, 400)}")
     return "\n".join(lines)
 
