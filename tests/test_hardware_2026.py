@@ -205,12 +205,13 @@ B300_ETHERNET_TABLE_3 = [
 
 
 def b300_ethernet(gpus: int) -> dict[str, object]:
-    """`railplan plan --gpus N --node hgx-b300-8x2x400g --switch sn5600 --planes 2
-    --set fabric.leaf.up_gbps=800 --set fabric.spine_groups=2`"""
+    """`railplan plan --gpus N --node hgx-b300-8x2x400g --switch sn5600 --topology roft
+    --planes 2 --set fabric.leaf.up_gbps=800 --set fabric.spine_groups=2`"""
     return {
         "cluster": {"gpus": gpus, "node": "hgx-b300-8x2x400g"},
         "fabric": {
             "switches": ["sn5600"],
+            "topology": "roft",
             "planes": 2,
             "leaf": {"up_gbps": 800},
             "spine_groups": 2,
@@ -332,7 +333,7 @@ def test_plan_command_for_nvl72(cli, node: str, switch: str, leaf: int, spine: i
 def test_plan_command_for_b300_ethernet_16_su(cli) -> None:  # type: ignore[no-untyped-def]
     res = cli(
         "plan", "--gpus", "8192", "--node", "hgx-b300-8x2x400g", "--switch", "sn5600",
-        "--planes", "2", "--set", "fabric.leaf.up_gbps=800", "--set", "fabric.spine_groups=2",
+        "--topology", "roft", "--planes", "2", "--set", "fabric.leaf.up_gbps=800", "--set", "fabric.spine_groups=2",
         "--no-layout", "--json",
     )  # fmt: skip
     assert res.code == 0, res.err
