@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("topology",),
     ("validate",),
     ("physical", "traffic"),
+    ("costs",),
     ("solve",),
     ("pipeline",),
     ("testplan",),

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from railplan.array_groups import sort_groups, string_codes
-from railplan.catalog import Cable, Catalog, Sourced
+from railplan.catalog import Cable, Catalog, Price
 from railplan.design import LINK_KINDS, Design
 from railplan.design.ends import link_ends
 from railplan.design.link_table import LinkTable, link_table
@@ -155,10 +155,10 @@ def _line(
 
 
 def _cable_source(part: Cable) -> str:
-    per_m: Sourced | None = part.price_per_m_usd
+    per_m: Price | None = part.price_per_m_usd
     if per_m is None:
-        return part.price_usd.source
-    return f"{part.price_usd.source}; per metre {per_m.value:g} USD, {per_m.source}"
+        return part.price_usd.cite()
+    return f"{part.price_usd.cite()}; per metre {per_m.value:g} USD, {per_m.cite()}"
 
 
 def bom(design: Design, catalog: Catalog, *, include_nics: bool = False) -> Bom:
@@ -183,7 +183,7 @@ def bom(design: Design, catalog: Catalog, *, include_nics: bool = False) -> Bom:
                 n,
                 m.price_usd.value,
                 m.power_typical_w.value,
-                (m.price_usd.source, m.power_typical_w.source),
+                (m.price_usd.cite(), m.power_typical_w.source),
                 part_number=m.part_number,
             )
         )
@@ -226,7 +226,7 @@ def _nic_line(
             nics,
             nic.price_usd.value,
             nic.power_w.value,
-            (nic.price_usd.source, nic.power_w.source),
+            (nic.price_usd.cite(), nic.power_w.source),
         )
     )
     return nics
@@ -345,7 +345,7 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
                 n,
                 t.price_usd.value,
                 t.power_w.value,
-                (t.price_usd.source, t.power_w.source),
+                (t.price_usd.cite(), t.power_w.source),
                 part_number=t.part_number,
             )
         )
@@ -417,7 +417,7 @@ def _panel_lines(design: Design, catalog: Catalog) -> list[BomLine]:
                 n,
                 panel.price_usd.value,
                 0.0,
-                (f"{panel.price_usd.source}; size {panel.source}", passive),
+                (f"{panel.price_usd.cite()}; size {panel.source}", passive),
                 part_number=panel.part_number,
             )
         )
@@ -431,7 +431,7 @@ def _panel_lines(design: Design, catalog: Catalog) -> list[BomLine]:
                 n,
                 cas.price_usd.value,
                 0.0,
-                (f"{cas.price_usd.source}; ports {cas.source}", passive),
+                (f"{cas.price_usd.cite()}; ports {cas.source}", passive),
                 part_number=cas.part_number,
             )
         )

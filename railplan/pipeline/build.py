@@ -80,6 +80,9 @@ def _build(
     method: Literal["cp-sat", "naive"],
 ) -> Build:
     say = progress or (lambda _msg: None)
+    from railplan.physical.media_policy import catalog_for
+
+    catalog = catalog_for(catalog, spec.bill.media)
     chosen: SolverReport | None = None
     if several_models(spec, catalog, topology):
         from railplan.solve.switch_choice import choose  # OR-Tools loads only when choosing

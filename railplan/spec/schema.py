@@ -16,6 +16,7 @@ from pydantic import (
 )
 
 from railplan.identifiers import ID_PATTERN, ID_RULE, is_id, shown
+from railplan.spec.costs import BillSpec, CostsSpec, SparesSpec
 from railplan.spec.labels import parse_label_template
 from railplan.spec.tiers import (
     RailOnlySpec,
@@ -387,3 +388,6 @@ class Spec(_Strict):
     cluster: ClusterSpec
     fabric: FabricSpec = Field(default_factory=lambda: FabricSpec())
     layout: LayoutSpec = Field(default_factory=LayoutSpec)
+    bill: BillSpec = Field(default_factory=BillSpec)
+    costs: CostsSpec = Field(default_factory=CostsSpec)
+    spares: SparesSpec = Field(default_factory=SparesSpec)
