@@ -40,6 +40,8 @@ class PricedLine:
     kind: str
     ref: str
     date: str
+    #: the maker the part is qualified for ("" for a multi-vendor MSA part)
+    vendor: str = ""
 
     @property
     def group(self) -> str:
@@ -84,28 +86,33 @@ class PricedBill:
         return [seen[k] for k in sorted(seen)]
 
 
-def _price_of(line: BomLine, catalog: Catalog) -> tuple[str, Price, Price | None, float]:
-    """The key, price, per-metre price and length a line is priced from."""
+def _price_of(line: BomLine, catalog: Catalog) -> tuple[str, Price, Price | None, float, str]:
+    """The key, price, per-metre price, length and vendor a line is priced from."""
     kind, part = line.kind, line.part
     if kind == "switch":
-        return f"switch:{part}", catalog.switch(part).price_usd, None, 0.0
+        sw = catalog.switch(part)
+        return f"switch:{part}", sw.price_usd, None, 0.0, sw.vendor
     if kind == "nic":
-        return f"nic:{part}", catalog.nic(part).price_usd, None, 0.0
+        nic = catalog.nic(part)
+        return f"nic:{part}", nic.price_usd, None, 0.0, nic.vendor
     if kind == "transceiver":
         t = catalog.transceivers[part]
-        return f"transceiver:{t.part}", t.price_usd, None, 0.0
+        return f"transceiver:{t.part}", t.price_usd, None, 0.0, t.vendor
     if kind in CABLE_KINDS:
         c = catalog.cables[part]
-        return f"cable:{part}", c.price_usd, c.price_per_m_usd, float(line.length_m or 0.0)
+        length = float(line.length_m or 0.0)
+        return f"cable:{part}", c.price_usd, c.price_per_m_usd, length, c.vendor
     if kind == "panel":
-        return f"panel:{part}", catalog.panels[part].price_usd, None, 0.0
+        p = catalog.panels[part]
+        return f"panel:{part}", p.price_usd, None, 0.0, p.vendor
     if kind == "cassette":
-        return f"cassette:{part}", catalog.cassettes[part].price_usd, None, 0.0
+        cas = catalog.cassettes[part]
+        return f"cassette:{part}", cas.price_usd, None, 0.0, cas.vendor
     raise ValueError(f"bill line kind {kind!r} has no catalog price")
 
 
 def priced_line(line: BomLine, catalog: Catalog) -> PricedLine:
-    key, price, per_m, length = _price_of(line, catalog)
+    key, price, per_m, length, vendor = _price_of(line, catalog)
     base = price.scaled(1.0)
     metres = per_m.scaled(length) if per_m is not None else (0.0, 0.0, 0.0)
     lo, ty, hi = (b + m for b, m in zip(base, metres, strict=True))
@@ -126,6 +133,7 @@ def priced_line(line: BomLine, catalog: Catalog) -> PricedLine:
         kind=kinds,
         ref=ref,
         date=price.date,
+        vendor=vendor,
     )
 
 

@@ -56,6 +56,9 @@ class BomLine:
     #: stocked length of a cable, fibre or splitter line
     length_m: float | None = None
     part_number: str = ""
+    #: how the count splits by tier: a switch line by role (leaf, spine, core), a module or
+    #: cable line by the link kind each item serves first (node_leaf, leaf_spine, ...)
+    per_tier: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +140,7 @@ def _line(
     sources: tuple[str, str],
     length_m: float | None = None,
     part_number: str = "",
+    per_tier: dict[str, int] | None = None,
 ) -> BomLine:
     return BomLine(
         part=part,
@@ -151,6 +155,7 @@ def _line(
         power_source=sources[1],
         length_m=length_m,
         part_number=part_number,
+        per_tier=dict(sorted(per_tier.items())) if per_tier else {},
     )
 
 
@@ -173,6 +178,9 @@ def bom(design: Design, catalog: Catalog, *, include_nics: bool = False) -> Bom:
     """
     notes: list[str] = []
     lines: list[BomLine] = []
+    roles: dict[str, Counter[str]] = {}
+    for sw in design.switches:
+        roles.setdefault(sw.model, Counter())[sw.role] += 1
     for model_id, n in sorted(Counter(sw.model for sw in design.switches).items()):
         m = catalog.switch(model_id)
         lines.append(
@@ -185,6 +193,7 @@ def bom(design: Design, catalog: Catalog, *, include_nics: bool = False) -> Bom:
                 m.power_typical_w.value,
                 (m.price_usd.cite(), m.power_typical_w.source),
                 part_number=m.part_number,
+                per_tier=dict(roles[model_id]),
             )
         )
     nics = _nic_line(design, catalog, include_nics, lines, notes)
@@ -332,6 +341,10 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
     out.optics_in_switch = {
         mods.devices[d]: float(per_device[d]) for d in np.flatnonzero(held).tolist()
     }
+    tier_of = {lk.id: lk.kind.replace("-", "_") for lk in design.links}
+    mod_tiers: dict[int, Counter[str]] = {}
+    for code, link in zip(mods.part.tolist(), mods.link, strict=True):
+        mod_tiers.setdefault(code, Counter())[tier_of.get(link, "")] += 1
     for code, n in enumerate(np.bincount(mods.part, minlength=len(mods.parts)).tolist()):
         if not n:
             continue
@@ -347,9 +360,11 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
                 t.power_w.value,
                 (t.price_usd.cite(), t.power_w.source),
                 part_number=t.part_number,
+                per_tier=_named(mod_tiers[code]),
             )
         )
     by_cable: Counter[tuple[str, float, str]] = Counter()
+    cable_tiers: dict[tuple[str, float, str], Counter[str]] = {}
     # the items alike in part, length and kind are counted together; their stock is looked up
     # once, and an item beyond its part's longest stock is noted one by one, in item order
     kinds = sorted(set(things.kind))
@@ -364,7 +379,11 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
         if stock is None:
             stock = part.lengths_m[-1]
             beyond[alike[start : start + n]] = True
-        by_cable[(part.id, stock, kinds[kind[at]])] += n
+        group = (part.id, stock, kinds[kind[at]])
+        by_cable[group] += n
+        tiers = cable_tiers.setdefault(group, Counter())
+        for i in alike[start : start + n].tolist():
+            tiers[tier_of.get(things.link[i], "")] += 1
     for i in np.flatnonzero(beyond).tolist():
         part = things.parts[things.part[i]]
         notes.append(
@@ -388,10 +407,16 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
                 (_cable_source(part), part.power_w.source),
                 length_m=stock,
                 part_number=part.part_number_at(stock),
+                per_tier=_named(cable_tiers[(pid, stock, kind_name)]),
             )
         )
     out.lines += _panel_lines(design, catalog)
     return out
+
+
+def _named(tiers: Counter[str]) -> dict[str, int]:
+    """Tier counts without the unnamed tier of an item whose link is not in the design."""
+    return {k: v for k, v in tiers.items() if k}
 
 
 def _sum_in_order(values: np.ndarray) -> float:
