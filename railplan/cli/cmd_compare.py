@@ -39,6 +39,8 @@ def compare_table(designs: list[dict[str, Any]]) -> "Table":
             ("transceivers", lambda d: d["totals"]["transceivers"]),
             ("cables", lambda d: d["totals"]["cables"]),
             ("cost (USD)", lambda d: f"{d['totals']['cost_usd']:,.0f}"),
+            ("cost low-high (USD)", _cost_range),
+            ("TCO (USD)", _tco),
             ("power typical (kW)", lambda d: f"{d['totals']['power_w'] / 1000:,.1f}"),
         ]
     if designs and "vs_roft" in designs[-1]:
@@ -46,6 +48,8 @@ def compare_table(designs: list[dict[str, Any]]) -> "Table":
             ("switches vs roft", lambda d: _delta(d, "switches")),
             ("transceivers vs roft", lambda d: _delta(d, "transceivers")),
             ("cost vs roft (USD)", lambda d: _delta(d, "cost_usd")),
+            ("saving vs roft, 5-95%", _saving),
+            ("cheaper than roft", _p_cheaper),
         ]
     if designs and "traffic" in designs[0]:
         rows += [
@@ -66,6 +70,37 @@ def compare_table(designs: list[dict[str, Any]]) -> "Table":
 def _delta(d: dict[str, Any], key: str) -> str:
     v = d.get("vs_roft", {}).get(key)
     return "-" if v is None else f"{v:+,.0f}"
+
+
+def _cost_range(d: dict[str, Any]) -> str:
+    c = d.get("cost_usd")
+    return "-" if c is None else f"{c['low'] / 1e6:.2f}-{c['high'] / 1e6:.2f} M"
+
+
+def _tco(d: dict[str, Any]) -> str:
+    t = d.get("tco_usd")
+    return "-" if t is None else f"{t['total']['typical']:,.0f} ({t['years']} y)"
+
+
+def _saving(d: dict[str, Any]) -> str:
+    r = d.get("vs_roft", {}).get("saving_range")
+    return "-" if r is None else f"{r['low']:+,.0f} to {r['high']:+,.0f}"
+
+
+def _p_cheaper(d: dict[str, Any]) -> str:
+    p = d.get("vs_roft", {}).get("p_cheaper")
+    return "-" if p is None or d["topology"] == "roft" else f"{p:.0%} of price draws"
+
+
+def sensitivity_lines(designs: list[dict[str, Any]]) -> list[str]:
+    """One line per family against ROFT: the prices its ranking moves with most."""
+    out = []
+    for d in designs:
+        parts = d.get("vs_roft", {}).get("sensitive_parts")
+        if d["topology"] != "roft" and parts:
+            named = ", ".join(f"{p['part']} ({p['variance_share']:.0%})" for p in parts)
+            out.append(f"{d['topology']} vs roft: the saving moves most with {named}")
+    return out
 
 
 def _nic(d: dict[str, Any]) -> str:
@@ -151,7 +186,7 @@ def compare_cmd(
             "side; drop --topology (use railplan plan --topology X for one family)"
         )
     rows = compare(src.spec(), src.catalog(), layout=layout, method="naive" if naive else "cp-sat")
-    result = compare_json(rows, traffic, failures)
+    result = compare_json(rows, traffic, failures, src.spec(), src.catalog())
     designs, infeasible = result["designs"], result["infeasible"]
     if chart is not None:
         from railplan.render.atomic import write_atomic
@@ -167,7 +202,7 @@ def compare_cmd(
             from railplan.cli.show import print_table
 
             print_table(compare_table(designs))
-            for line in failure_lines(designs):
+            for line in failure_lines(designs) + sensitivity_lines(designs):
                 typer.echo(line)
         for item in infeasible:
             typer.echo(f"{item['topology']}: not possible: {item['reason']}")
