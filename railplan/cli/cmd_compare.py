@@ -39,8 +39,8 @@ def compare_table(designs: list[dict[str, Any]]) -> "Table":
             ("transceivers", lambda d: d["totals"]["transceivers"]),
             ("cables", lambda d: d["totals"]["cables"]),
             ("cost (USD)", lambda d: f"{d['totals']['cost_usd']:,.0f}"),
-            ("cost low-high (USD)", _cost_range),
-            ("TCO (USD)", _tco),
+            ("cost range (M)", _cost_range),
+            ("TCO (M)", _tco),
             ("power typical (kW)", lambda d: f"{d['totals']['power_w'] / 1000:,.1f}"),
         ]
     if designs and "vs_roft" in designs[-1]:
@@ -48,7 +48,6 @@ def compare_table(designs: list[dict[str, Any]]) -> "Table":
             ("switches vs roft", lambda d: _delta(d, "switches")),
             ("transceivers vs roft", lambda d: _delta(d, "transceivers")),
             ("cost vs roft (USD)", lambda d: _delta(d, "cost_usd")),
-            ("saving vs roft, 5-95%", _saving),
             ("cheaper than roft", _p_cheaper),
         ]
     if designs and "traffic" in designs[0]:
@@ -74,32 +73,37 @@ def _delta(d: dict[str, Any], key: str) -> str:
 
 def _cost_range(d: dict[str, Any]) -> str:
     c = d.get("cost_usd")
-    return "-" if c is None else f"{c['low'] / 1e6:.2f}-{c['high'] / 1e6:.2f} M"
+    return "-" if c is None else f"{c['low'] / 1e6:.2f}-{c['high'] / 1e6:.2f}"
 
 
 def _tco(d: dict[str, Any]) -> str:
     t = d.get("tco_usd")
-    return "-" if t is None else f"{t['total']['typical']:,.0f} ({t['years']} y)"
-
-
-def _saving(d: dict[str, Any]) -> str:
-    r = d.get("vs_roft", {}).get("saving_range")
-    return "-" if r is None else f"{r['low']:+,.0f} to {r['high']:+,.0f}"
+    return "-" if t is None else f"{t['total']['typical'] / 1e6:.2f}/{t['years']}y"
 
 
 def _p_cheaper(d: dict[str, Any]) -> str:
     p = d.get("vs_roft", {}).get("p_cheaper")
-    return "-" if p is None or d["topology"] == "roft" else f"{p:.0%} of price draws"
+    return "-" if p is None or d["topology"] == "roft" else f"{p:.0%}"
 
 
 def sensitivity_lines(designs: list[dict[str, Any]]) -> list[str]:
-    """One line per family against ROFT: the prices its ranking moves with most."""
+    """One line per family against ROFT: its saving's 5-95% range over the price draws and
+    the prices that range moves with most."""
     out = []
     for d in designs:
-        parts = d.get("vs_roft", {}).get("sensitive_parts")
-        if d["topology"] != "roft" and parts:
+        vs = d.get("vs_roft", {})
+        r = vs.get("saving_range")
+        if d["topology"] == "roft" or r is None:
+            continue
+        line = (
+            f"{d['topology']} vs roft: cheaper in {vs['p_cheaper']:.0%} of price draws, saving "
+            f"USD {r['low'] / 1e6:+.2f} to {r['high'] / 1e6:+.2f} M (5th-95th percentile)"
+        )
+        parts = [p for p in vs.get("sensitive_parts", []) if p["variance_share"] >= 0.01]
+        if parts:
             named = ", ".join(f"{p['part']} ({p['variance_share']:.0%})" for p in parts)
-            out.append(f"{d['topology']} vs roft: the saving moves most with {named}")
+            line += f"; it moves most with the price of {named}"
+        out.append(line)
     return out
 
 
