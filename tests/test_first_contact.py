@@ -48,10 +48,12 @@ def test_compare_json_has_vs_roft_on_every_billed_row(cli) -> None:
     designs = json.loads(res.out)["designs"]
     assert {d["topology"] for d in designs} >= {"roft", "matrix"}
     keys = {"switches", "transceivers", "cables", "cost_usd", "power_w"}
+    price_keys = {"p_cheaper", "saving_range", "sensitive_parts", "tco_saving_usd"}
     for d in designs:
-        assert set(d["vs_roft"]) == keys
+        assert set(d["vs_roft"]) == keys | price_keys
     roft = next(d for d in designs if d["topology"] == "roft")
-    assert roft["vs_roft"] == dict.fromkeys(keys, 0)
+    assert {k: roft["vs_roft"][k] for k in keys} == dict.fromkeys(keys, 0)
+    assert roft["vs_roft"]["p_cheaper"] == 0 and roft["vs_roft"]["sensitive_parts"] == []
     matrix = next(d for d in designs if d["topology"] == "matrix")
     want = matrix["switches"]["total"] - roft["switches"]["total"]
     assert matrix["vs_roft"]["switches"] == want < 0

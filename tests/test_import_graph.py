@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("topology",),
     ("validate",),
     ("physical", "traffic"),
+    ("costs",),
     ("solve",),
     ("pipeline",),
     ("change", "advise"),

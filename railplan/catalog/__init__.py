@@ -32,13 +32,21 @@ from railplan.catalog.parts import (
     Transceiver,
     cage_accepts,
 )
+from railplan.catalog.price import (
+    LEGACY_ESTIMATE_FACTOR,
+    PRICE_KINDS,
+    Price,
+    PriceSource,
+)
 
 __all__ = [
     "CAGE_ACCEPTS",
     "CONNECTORS",
     "FORM_FACTORS",
     "FORM_FACTOR_GBPS",
+    "LEGACY_ESTIMATE_FACTOR",
     "LENGTH_EPS_M",
+    "PRICE_KINDS",
     "PROTOCOLS",
     "SOURCE_KINDS",
     "Cable",
@@ -49,6 +57,8 @@ __all__ = [
     "NodeModel",
     "Panel",
     "PortMode",
+    "Price",
+    "PriceSource",
     "Sourced",
     "SwitchModel",
     "Transceiver",

@@ -177,10 +177,12 @@ def _cross_check(catalog: Catalog, origin: dict[tuple[str, str], str]) -> None:
                     f"{where('transceivers', t.id)}: mode_of {t.mode_of!r} is itself a mode of "
                     f"{base.mode_of!r}; point at the part's own entry"
                 )
-            if (base.form_factor, base.price_usd.value) != (t.form_factor, t.price_usd.value):
+            same_price = base.price_usd.scaled(1.0) == t.price_usd.scaled(1.0)
+            if base.form_factor != t.form_factor or not same_price:
+                lo, ty, hi = base.price_usd.scaled(1.0)
                 raise CatalogError(
                     f"{where('transceivers', t.id)}: a mode of {base.id} must keep its form "
-                    f"factor ({base.form_factor}) and price ({base.price_usd.value:g} USD)"
+                    f"factor ({base.form_factor}) and price ({ty:g} USD, {lo:g}-{hi:g})"
                 )
         if (t.connector, t.fibre) not in connectors:
             raise CatalogError(

@@ -19,6 +19,7 @@ from railplan.catalog.base import (
     need_source,
     unusable,
 )
+from railplan.catalog.price import Price
 
 
 class Transceiver(_Strict):
@@ -54,7 +55,9 @@ class Transceiver(_Strict):
     mode_of: str = ""
     reach_m: Sourced
     power_w: Sourced
-    price_usd: Sourced
+    price_usd: Price
+    #: annualized failure rate (fraction replaced per year); None: the family's default
+    afr: Sourced | None = None
 
     @field_validator("reach_m", "power_w", "price_usd", mode="before")
     @classmethod
@@ -131,8 +134,10 @@ class Cable(_Strict):
     lengths_m: tuple[float, ...]
     reach_m: Sourced
     power_w: Sourced
-    price_usd: Sourced
-    price_per_m_usd: Sourced | None = None
+    price_usd: Price
+    price_per_m_usd: Price | None = None
+    #: annualized failure rate (fraction replaced per year); None: the family's default
+    afr: Sourced | None = None
 
     @field_validator("reach_m", "power_w", "price_usd", "price_per_m_usd", mode="before")
     @classmethod
@@ -229,6 +234,14 @@ class Cable(_Strict):
         per_m = self.price_per_m_usd.value if self.price_per_m_usd else 0.0
         return self.price_usd.value + per_m * length_m
 
+    def price_range_at(self, length_m: float) -> tuple[float, float, float]:
+        """(low, typical, high) price of one cable of stocked length ``length_m``."""
+        base = self.price_usd.scaled(1.0)
+        if self.price_per_m_usd is None:
+            return base
+        per_m = self.price_per_m_usd.scaled(length_m)
+        return (base[0] + per_m[0], base[1] + per_m[1], base[2] + per_m[2])
+
     def stocked(self, length_m: float) -> float | None:
         """The shortest stocked length that covers ``length_m`` (None when none does)."""
         for stock in self.lengths_m:
@@ -246,7 +259,7 @@ class Panel(_Strict):
     vendor: str = ""
     rack_units: int = Field(ge=1, le=8)
     slots: int = Field(ge=1, le=96)
-    price_usd: Sourced
+    price_usd: Price
     #: what the housing's size and slot count come from
     source: str = Field(min_length=3)
 
@@ -271,7 +284,7 @@ class Cassette(_Strict):
     ports: int = Field(ge=1, le=48)
     #: panel ids whose slots take it
     fits: tuple[str, ...] = Field(min_length=1)
-    price_usd: Sourced
+    price_usd: Price
     source: str = Field(min_length=3)
 
     @field_validator("price_usd", mode="before")

@@ -22,6 +22,7 @@ from railplan.catalog.base import (
     cage_accepts,
 )
 from railplan.catalog.media_parts import Cable, Cassette, Panel, Transceiver
+from railplan.catalog.price import Price
 from railplan.errors import CatalogError
 
 __all__ = [
@@ -69,7 +70,9 @@ class SwitchModel(_Strict):
     rack_units: int = Field(ge=1, le=10)
     power_typical_w: Sourced
     power_max_w: Sourced
-    price_usd: Sourced
+    price_usd: Price
+    #: annualized failure rate (fraction replaced per year); None: the family's default
+    afr: Sourced | None = None
     #: port-to-port forwarding latency one switch hop adds (test plan latency expectations)
     hop_latency_ns: Sourced | None = None
     #: electrical lane rates its cages run, in Gb/s (empty: any); a module's host lanes must match
@@ -132,7 +135,9 @@ class NicModel(_Strict):
     #: electrical lane rates its cage runs, in Gb/s (empty: any)
     lane_gbps: tuple[int, ...] = ()
     power_w: Sourced
-    price_usd: Sourced
+    price_usd: Price
+    #: annualized failure rate (fraction replaced per year); None: the family's default
+    afr: Sourced | None = None
     #: measured ib_write_bw throughput / line rate (test plan bandwidth expectations)
     rdma_efficiency: Sourced | None = None
     #: ib_write_lat between two NICs connected back to back, in microseconds

@@ -1,7 +1,7 @@
 """`railplan catalog list|show ID`: the parts the planner can use and where each comes from."""
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -62,6 +62,20 @@ def show_cmd(
     for entry in found:
         section, origin = entry.pop("section"), entry.pop("from")
         typer.echo(f"# {section} entry from {origin}")
+        for key in ("price_usd", "price_per_m_usd"):
+            if isinstance(entry.get(key), dict):
+                typer.echo(f"# {key}: {price_line(entry[key])}")
         typer.echo(
             yaml.safe_dump({section: [entry]}, sort_keys=False, allow_unicode=True), nl=False
         )
+
+
+def price_line(p: dict[str, Any]) -> str:
+    """A price as one line: typical, range, kind, reference and date."""
+    src = p["source"]
+    when = p.get("date") or "undated"
+    legacy = ", legacy form" if p.get("legacy") else ""
+    return (
+        f"{p['typical']:,.2f} USD typical ({p['low']:,.2f}-{p['high']:,.2f}), "
+        f"{src['kind']}{legacy}, {when}: {src['ref']}"
+    )

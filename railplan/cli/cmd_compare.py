@@ -39,6 +39,8 @@ def compare_table(designs: list[dict[str, Any]]) -> "Table":
             ("transceivers", lambda d: d["totals"]["transceivers"]),
             ("cables", lambda d: d["totals"]["cables"]),
             ("cost (USD)", lambda d: f"{d['totals']['cost_usd']:,.0f}"),
+            ("cost range (M)", _cost_range),
+            ("TCO (M)", _tco),
             ("power typical (kW)", lambda d: f"{d['totals']['power_w'] / 1000:,.1f}"),
         ]
     if designs and "vs_roft" in designs[-1]:
@@ -46,6 +48,7 @@ def compare_table(designs: list[dict[str, Any]]) -> "Table":
             ("switches vs roft", lambda d: _delta(d, "switches")),
             ("transceivers vs roft", lambda d: _delta(d, "transceivers")),
             ("cost vs roft (USD)", lambda d: _delta(d, "cost_usd")),
+            ("cheaper than roft", _p_cheaper),
         ]
     if designs and "traffic" in designs[0]:
         rows += [
@@ -66,6 +69,42 @@ def compare_table(designs: list[dict[str, Any]]) -> "Table":
 def _delta(d: dict[str, Any], key: str) -> str:
     v = d.get("vs_roft", {}).get(key)
     return "-" if v is None else f"{v:+,.0f}"
+
+
+def _cost_range(d: dict[str, Any]) -> str:
+    c = d.get("cost_usd")
+    return "-" if c is None else f"{c['low'] / 1e6:.2f}-{c['high'] / 1e6:.2f}"
+
+
+def _tco(d: dict[str, Any]) -> str:
+    t = d.get("tco_usd")
+    return "-" if t is None else f"{t['total']['typical'] / 1e6:.2f}/{t['years']}y"
+
+
+def _p_cheaper(d: dict[str, Any]) -> str:
+    p = d.get("vs_roft", {}).get("p_cheaper")
+    return "-" if p is None or d["topology"] == "roft" else f"{p:.0%}"
+
+
+def sensitivity_lines(designs: list[dict[str, Any]]) -> list[str]:
+    """One line per family against ROFT: its saving's 5-95% range over the price draws and
+    the prices that range moves with most."""
+    out = []
+    for d in designs:
+        vs = d.get("vs_roft", {})
+        r = vs.get("saving_range")
+        if d["topology"] == "roft" or r is None:
+            continue
+        line = (
+            f"{d['topology']} vs roft: cheaper in {vs['p_cheaper']:.0%} of price draws, saving "
+            f"USD {r['low'] / 1e6:+.2f} to {r['high'] / 1e6:+.2f} M (5th-95th percentile)"
+        )
+        parts = [p for p in vs.get("sensitive_parts", []) if p["variance_share"] >= 0.01]
+        if parts:
+            named = ", ".join(f"{p['part']} ({p['variance_share']:.0%})" for p in parts)
+            line += f"; it moves most with the price of {named}"
+        out.append(line)
+    return out
 
 
 def _nic(d: dict[str, Any]) -> str:
@@ -152,7 +191,7 @@ def compare_cmd(
         )
     src.advisor = None  # compare plans every family; the spec's topology does not matter
     rows = compare(src.spec(), src.catalog(), layout=layout, method="naive" if naive else "cp-sat")
-    result = compare_json(rows, traffic, failures)
+    result = compare_json(rows, traffic, failures, src.spec(), src.catalog())
     designs, infeasible = result["designs"], result["infeasible"]
     if chart is not None:
         from railplan.render.atomic import write_atomic
@@ -168,7 +207,7 @@ def compare_cmd(
             from railplan.cli.show import print_table
 
             print_table(compare_table(designs))
-            for line in failure_lines(designs):
+            for line in failure_lines(designs) + sensitivity_lines(designs):
                 typer.echo(line)
         for item in infeasible:
             typer.echo(f"{item['topology']}: not possible: {item['reason']}")

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from railplan.array_groups import sort_groups, string_codes
-from railplan.catalog import Cable, Catalog, Sourced
+from railplan.catalog import Cable, Catalog, Price
 from railplan.design import LINK_KINDS, Design
 from railplan.design.ends import link_ends
 from railplan.design.link_table import LinkTable, link_table
@@ -59,6 +59,9 @@ class BomLine:
     #: stocked length of a cable, fibre or splitter line
     length_m: float | None = None
     part_number: str = ""
+    #: how the count splits by tier: a switch line by role (leaf, spine, core), a module or
+    #: cable line by the link kind each item serves first (node_leaf, leaf_spine, ...)
+    per_tier: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +143,7 @@ def _line(
     sources: tuple[str, str],
     length_m: float | None = None,
     part_number: str = "",
+    per_tier: dict[str, int] | None = None,
 ) -> BomLine:
     return BomLine(
         part=part,
@@ -154,14 +158,15 @@ def _line(
         power_source=sources[1],
         length_m=length_m,
         part_number=part_number,
+        per_tier=dict(sorted(per_tier.items())) if per_tier else {},
     )
 
 
 def _cable_source(part: Cable) -> str:
-    per_m: Sourced | None = part.price_per_m_usd
+    per_m: Price | None = part.price_per_m_usd
     if per_m is None:
-        return part.price_usd.source
-    return f"{part.price_usd.source}; per metre {per_m.value:g} USD, {per_m.source}"
+        return part.price_usd.cite()
+    return f"{part.price_usd.cite()}; per metre {per_m.value:g} USD, {per_m.cite()}"
 
 
 def bom(design: Design, catalog: Catalog, *, include_nics: bool = False) -> Bom:
@@ -176,6 +181,9 @@ def bom(design: Design, catalog: Catalog, *, include_nics: bool = False) -> Bom:
     """
     notes: list[str] = []
     lines: list[BomLine] = []
+    roles: dict[str, Counter[str]] = {}
+    for sw in design.switches:
+        roles.setdefault(sw.model, Counter())[sw.role] += 1
     for model_id, n in sorted(Counter(sw.model for sw in design.switches).items()):
         m = catalog.switch(model_id)
         lines.append(
@@ -186,8 +194,9 @@ def bom(design: Design, catalog: Catalog, *, include_nics: bool = False) -> Bom:
                 n,
                 m.price_usd.value,
                 m.power_typical_w.value,
-                (m.price_usd.source, m.power_typical_w.source),
+                (m.price_usd.cite(), m.power_typical_w.source),
                 part_number=m.part_number,
+                per_tier=dict(roles[model_id]),
             )
         )
     nics = _nic_line(design, catalog, include_nics, lines, notes)
@@ -229,7 +238,7 @@ def _nic_line(
             nics,
             nic.price_usd.value,
             nic.power_w.value,
-            (nic.price_usd.source, nic.power_w.source),
+            (nic.price_usd.cite(), nic.power_w.source),
         )
     )
     return nics
@@ -337,6 +346,10 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
     out.optics_in_switch = {
         mods.devices[d]: float(per_device[d]) for d in np.flatnonzero(held).tolist()
     }
+    tier_of = {lk.id: lk.kind.replace("-", "_") for lk in design.links}
+    mod_tiers: dict[int, Counter[str]] = {}
+    for code, link in zip(mods.part.tolist(), mods.link, strict=True):
+        mod_tiers.setdefault(code, Counter())[tier_of.get(link, "")] += 1
     for code, n in enumerate(np.bincount(mods.part, minlength=len(mods.parts)).tolist()):
         if not n:
             continue
@@ -350,11 +363,13 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
                 n,
                 t.price_usd.value,
                 t.power_w.value,
-                (t.price_usd.source, t.power_w.source),
+                (t.price_usd.cite(), t.power_w.source),
                 part_number=t.part_number,
+                per_tier=_named(mod_tiers[code]),
             )
         )
     by_cable: Counter[tuple[str, float, str]] = Counter()
+    cable_tiers: dict[tuple[str, float, str], Counter[str]] = {}
     # the items alike in part, length and kind are counted together; their stock is looked up
     # once, and an item beyond its part's longest stock is noted one by one, in item order
     kinds = sorted(set(things.kind))
@@ -369,7 +384,11 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
         if stock is None:
             stock = part.lengths_m[-1]
             beyond[alike[start : start + n]] = True
-        by_cable[(part.id, stock, kinds[kind[at]])] += n
+        group = (part.id, stock, kinds[kind[at]])
+        by_cable[group] += n
+        tiers = cable_tiers.setdefault(group, Counter())
+        for i in alike[start : start + n].tolist():
+            tiers[tier_of.get(things.link[i], "")] += 1
     for i in np.flatnonzero(beyond).tolist():
         part = things.parts[things.part[i]]
         notes.append(
@@ -393,10 +412,16 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
                 (_cable_source(part), part.power_w.source),
                 length_m=stock,
                 part_number=part.part_number_at(stock),
+                per_tier=_named(cable_tiers[(pid, stock, kind_name)]),
             )
         )
     out.lines += _panel_lines(design, catalog)
     return out
+
+
+def _named(tiers: Counter[str]) -> dict[str, int]:
+    """Tier counts without the unnamed tier of an item whose link is not in the design."""
+    return {k: v for k, v in tiers.items() if k}
 
 
 def _sum_in_order(values: np.ndarray) -> float:
@@ -422,7 +447,7 @@ def _panel_lines(design: Design, catalog: Catalog) -> list[BomLine]:
                 n,
                 panel.price_usd.value,
                 0.0,
-                (f"{panel.price_usd.source}; size {panel.source}", passive),
+                (f"{panel.price_usd.cite()}; size {panel.source}", passive),
                 part_number=panel.part_number,
             )
         )
@@ -436,7 +461,7 @@ def _panel_lines(design: Design, catalog: Catalog) -> list[BomLine]:
                 n,
                 cas.price_usd.value,
                 0.0,
-                (f"{cas.price_usd.source}; ports {cas.source}", passive),
+                (f"{cas.price_usd.cite()}; ports {cas.source}", passive),
                 part_number=cas.part_number,
             )
         )

@@ -81,6 +81,9 @@ def _build(
     method: Literal["cp-sat", "naive"],
 ) -> Build:
     say = progress or (lambda _msg: None)
+    from railplan.physical.media_policy import catalog_for
+
+    catalog = catalog_for(catalog, spec.bill.media)
     topology = family_of(spec, topology, catalog)  # topology: auto takes the field rule
     chosen: SolverReport | None = None
     spec = rack_scale_spec(spec, catalog)  # an NVL72's trays fill its rack, one rack per domain

@@ -129,9 +129,19 @@ def apply_overrides(data: Any, overrides: list[str]) -> Any:
     return data
 
 
+#: sections written only when they differ from their defaults (outputs of specs that do not
+#: use them stay byte-identical to those written before the sections existed)
+QUIET_SECTIONS = ("bill", "costs", "spares")
+
+
 def spec_to_dict(spec: Spec) -> dict[str, Any]:
-    """The resolved spec as plain data (every default filled in)."""
-    return spec.model_dump(mode="json")
+    """The resolved spec as plain data (every default filled in, but the cost sections only
+    when set to something other than their defaults)."""
+    data = spec.model_dump(mode="json")
+    for key in QUIET_SECTIONS:
+        if getattr(spec, key) == type(getattr(spec, key))():
+            data.pop(key, None)
+    return data
 
 
 def spec_to_yaml(spec: Spec) -> str:

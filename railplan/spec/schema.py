@@ -18,6 +18,7 @@ from pydantic import (
 )
 
 from railplan.identifiers import ID_PATTERN, ID_RULE, is_id, shown
+from railplan.spec.costs import BillSpec, CostsSpec, SparesSpec
 from railplan.spec.labels import parse_label_template
 from railplan.spec.requirements import RequirementsSpec
 from railplan.spec.tiers import (
@@ -441,6 +442,9 @@ class Spec(_Strict):
     cluster: ClusterSpec
     fabric: FabricSpec = Field(default_factory=lambda: FabricSpec())
     layout: LayoutSpec = Field(default_factory=LayoutSpec)
+    bill: BillSpec = Field(default_factory=BillSpec)
+    costs: CostsSpec = Field(default_factory=CostsSpec)
+    spares: SparesSpec = Field(default_factory=SparesSpec)
     requirements: RequirementsSpec | None = Field(
         None,
         description="What railplan recommend (and plan with topology auto) requires of a "

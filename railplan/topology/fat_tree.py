@@ -9,7 +9,7 @@ from dataclasses import replace
 from railplan.catalog import SwitchModel
 from railplan.design import Design, Node, NodeShape, Sizing
 from railplan.errors import InfeasibleError, SpecError
-from railplan.spec import Spec
+from railplan.spec import Spec, spec_to_dict
 from railplan.topology.clos import CapacityExceeded, UpLeaf, build_upper, pod_capacity_groups
 from railplan.topology.reserved import refuse_reserved
 from railplan.topology.roft import default_routing, node_id, tier_sizing_of, upper_lower_bound
@@ -196,5 +196,5 @@ def fat_tree(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> 
         nodes=nodes,
         switches=switches,
         links=tuple(b.links),
-        spec=spec.model_dump(mode="json"),
+        spec=spec_to_dict(spec),
     )

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from railplan.catalog import SwitchModel
 from railplan.design import Design, Node, NodeShape, Sizing
 from railplan.errors import InfeasibleError, SpecError
-from railplan.spec import Spec
+from railplan.spec import Spec, spec_to_dict
 from railplan.topology.reserved import refuse_reserved
 from railplan.topology.roft import default_routing, make_nodes
 from railplan.topology.shape import LeafSplit, leaf_split, switch_radix
@@ -364,7 +364,7 @@ def matrix(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> De
         nodes=nodes,
         switches=tuple(b.switches),
         links=tuple(b.links),
-        spec=spec.model_dump(mode="json"),
+        spec=spec_to_dict(spec),
     )
 
 

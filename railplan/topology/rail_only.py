@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from railplan.catalog import SwitchModel
 from railplan.design import Design, Node, NodeShape, Sizing
 from railplan.errors import InfeasibleError
-from railplan.spec import Spec
+from railplan.spec import Spec, spec_to_dict
 from railplan.topology.reserved import refuse_reserved
 from railplan.topology.roft import (
     default_routing,
@@ -100,7 +100,7 @@ def rail_only(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) ->
         nodes=nodes,
         switches=tuple(b.switches),
         links=tuple(b.links),
-        spec=spec.model_dump(mode="json"),
+        spec=spec_to_dict(spec),
     )
 
 
@@ -236,5 +236,5 @@ def _classic(spec: Spec, shape: NodeShape, model: SwitchModel) -> Design:
         nodes=nodes,
         switches=tuple(b.switches),
         links=tuple(b.links),
-        spec=spec.model_dump(mode="json"),
+        spec=spec_to_dict(spec),
     )

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from railplan.catalog import SwitchModel
 from railplan.design import Design, Device, Node, NodeShape, Routing, Sizing, TierSizing
 from railplan.errors import InfeasibleError
-from railplan.spec import Spec
+from railplan.spec import Spec, spec_to_dict
 from railplan.topology.clos import (
     CapacityExceeded,
     UpLeaf,
@@ -164,7 +164,7 @@ def roft(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> Desi
         nodes=nodes,
         switches=tuple(b.switches),
         links=tuple(b.links),
-        spec=spec.model_dump(mode="json"),
+        spec=spec_to_dict(spec),
         devices=tuple(b.devices),
     )
 
