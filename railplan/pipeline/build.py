@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design
 from railplan.gc_pause import paused
-from railplan.pipeline.plan import family_of, honour_attachment, needs_choice, plan
+from railplan.pipeline.plan import (
+    as_built_family,
+    family_of,
+    honour_attachment,
+    needs_choice,
+    plan,
+)
 from railplan.spec import Spec
 from railplan.topology.shape import rack_scale_spec
 from railplan.validate import check
@@ -85,6 +91,7 @@ def _build(
 
     catalog = catalog_for(catalog, spec.bill.media)
     topology = family_of(spec, topology, catalog)  # topology: auto takes the field rule
+    spec = as_built_family(spec, topology)
     chosen: SolverReport | None = None
     spec = rack_scale_spec(spec, catalog)  # an NVL72's trays fill its rack, one rack per domain
     if several_models(spec, catalog, topology):

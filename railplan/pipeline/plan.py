@@ -15,6 +15,14 @@ from railplan.validate import check
 from railplan.validate.tiers import attachment
 
 
+def as_built_family(spec: Spec, family: str) -> Spec:
+    """The spec with ``fabric.topology`` set to the family actually built, so a design embeds
+    the spec that plans it again (``topology: auto`` resolved; ``pipeline.rederive``)."""
+    if spec.fabric.topology == family:
+        return spec
+    return spec.model_copy(update={"fabric": spec.fabric.model_copy(update={"topology": family})})
+
+
 def family_of(spec: Spec, topology: str | None, catalog: Catalog | None = None) -> str:
     """The family to build: ``topology``, else the spec's; ``auto`` resolved by the field rule
     (``auto_family``)."""
@@ -62,6 +70,7 @@ def plan(spec: Spec, catalog: Catalog | None = None, topology: str | None = None
     catalog = catalog or load_catalog()
     spec = rack_scale_spec(spec, catalog)
     family = family_of(spec, topology, catalog)
+    spec = as_built_family(spec, family)
     shape, _, lists = tier_lists(spec, catalog, family)
     if any(len(models) > 1 for models in lists.values()):
         from railplan.solve.switch_choice import choose  # the solver package owns ortools
