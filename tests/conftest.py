@@ -22,6 +22,9 @@ def catalog() -> Catalog:
 
 
 def make_spec(gpus: int, node: str = "hgx-h100-8x400g", **fabric: Any) -> Spec:
+    """A spec of ``gpus`` on ``node``; a ROFT unless ``topology`` says otherwise (the spec's
+    own default, ``auto``, is asked for with ``topology="auto"``)."""
+    fabric.setdefault("topology", "roft")
     data: dict[str, Any] = {"cluster": {"gpus": gpus, "node": node}, "fabric": fabric}
     return spec_from_dict(data)
 

@@ -188,7 +188,7 @@ def test_errors_are_one_clear_sentence() -> None:
         analyze(d, "broadcast")
     with pytest.raises(PatternError, match="no option"):
         analyze(d, "ring", shift=2)
-    with pytest.raises(PatternError, match="at least one flow"):
+    with pytest.raises(PatternError, match="give 1 to 64 flows"):
         analyze(d, "pairs", flows_per_nic=0)
     with pytest.raises(PatternError, match="not a node"):
         analyze(d, "pairs", pairs=[("node0001", "nodeXYZ")])
