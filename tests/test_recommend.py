@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from railplan.advise import recommend
 from railplan.advise.bounds import lower_bound
@@ -243,3 +245,30 @@ def test_min_spines_rises_to_an_even_spread() -> None:
     more = plan(spec(256, "dgx-h100", "qm9700", topology="roft", min_spines=5), CATALOG)
     assert few.switch_counts()["spine"] == 4 and more.switch_counts()["spine"] == 8
     assert check(more, CATALOG) == []
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    nodes=st.integers(min_value=2, max_value=24),
+    switch=st.sampled_from(["qm9700", "cx732q-n"]),
+    alltoall=st.sampled_from([0.3, 0.9]),
+)
+def test_recommended_is_never_dearer_than_brute_force(nodes: int, switch: str, alltoall: float):
+    """Every candidate built and billed one by one: each passes check, and none that meets
+    the requirements costs less than the recommendation."""
+    base = spec(nodes * 8, "dgx-h100", switch)
+    req = requirements_of(base, {"alltoall": alltoall})
+    rec = recommend(base, CATALOG, {"alltoall": alltoall}, workers=1)
+    meeting = []
+    for cand in candidates(base, CATALOG, req):
+        ev = evaluate(base, cand, req, CATALOG, full=True)
+        if not ev.built:
+            continue
+        assert ev.check_problems == (), cand.label
+        if ev.meets:
+            meeting.append(ev.cost_usd)
+    if not meeting:
+        assert rec.recommended is None
+        return
+    assert rec.recommended is not None
+    assert rec.recommended.cost_usd <= min(meeting) + 1e-6
