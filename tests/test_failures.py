@@ -116,7 +116,16 @@ def test_fail_keeps_everything_else_and_refuses_unknown_ids_in_one_sentence() ->
 
 def test_cli_fail_reports_the_loss_and_exits_2_on_a_bad_id(cli, tmp_path) -> None:
     spine = next(s.id for s in roft2().switches if s.role == "spine")
-    args = ["--gpus", "512", "--node", "hgx-h100-8x400g", "--switch", "cx732q-n", "--topology", "roft"]
+    args = [
+        "--gpus",
+        "512",
+        "--node",
+        "hgx-h100-8x400g",
+        "--switch",
+        "cx732q-n",
+        "--topology",
+        "roft",
+    ]
     out = cli("analyze", *args, "-p", "alltoall", "--fail", spine, "--json")
     assert out.code == 0, out.err
     data = json.loads(out.out)

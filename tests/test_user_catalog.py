@@ -31,7 +31,18 @@ def test_the_package_carries_the_catalog_it_loads() -> None:
 
 def test_a_one_switch_user_catalog_adds_a_switch(cli, monkeypatch) -> None:
     monkeypatch.delenv("RAILPLAN_CATALOG_DIR", raising=False)
-    args = ["plan", "--gpus", "1024", "--node", "dgx-h100", "--switch", "qm9790", "--json"]
+    args = [
+        "plan",
+        "--gpus",
+        "1024",
+        "--node",
+        "dgx-h100",
+        "--switch",
+        "qm9790",
+        "--topology",
+        "roft",
+        "--json",
+    ]
     res = cli(*args, "--catalog", USER)
     assert res.code == 0, res.err
     plan = json.loads(res.out)
@@ -60,7 +71,18 @@ def test_a_user_entry_overrides_the_bundled_one_and_says_so(cli, tmp_path: Path)
         f"{tmp_path.resolve()}/mine.yaml: switches 'qm9700' overrides the bundled entry "
         "(changed: price_usd)",
     )
-    res = cli("plan", "--gpus", "64", "--node", "dgx-h100", "--catalog", tmp_path, "--json")
+    res = cli(
+        "plan",
+        "--gpus",
+        "64",
+        "--node",
+        "dgx-h100",
+        "--topology",
+        "roft",
+        "--catalog",
+        tmp_path,
+        "--json",
+    )
     assert res.code == 0
     assert res.err == f"railplan: note: {loaded.overrides[0]}\n"
 
