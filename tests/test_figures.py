@@ -103,7 +103,7 @@ def test_compare_chart_draws_the_compare_figures(cli, tmp_path):
     for item in result["infeasible"]:  # rail-only cannot hold 1,024 GPUs on qm9700
         assert any(t.startswith(f"{item['topology']}: not possible") for t in texts)
     pdf = PdfReader(io.BytesIO((tmp_path / "c.pdf").read_bytes())).pages[0].extract_text()
-    assert "cost (million USD)" in pdf and "traffic (of line rate)" in pdf
+    assert "(million USD)" in pdf and "traffic (of line rate)" in pdf
 
 
 def test_compare_chart_without_bill_or_traffic_says_so(cli, tmp_path):
