@@ -43,7 +43,8 @@ def bom_cmd(
     if built.bom is None:
         raise SpecError("the design has no bill; lay it out first (railplan plan)")
     tables = bom_files.tables(built.bom, src.catalog(), src.spec())
-    write_atomic(out, bom_files.FORMATS[suffix](tables))
+    data: str | bytes = bom_files.FORMATS[suffix](tables)  # type: ignore[assignment]
+    write_atomic(out, data)
     typer.echo(
         f"wrote {out}: {len(tables.bill)} bill lines, {len(tables.spares)} spares lines",
         err=True,
