@@ -126,36 +126,25 @@ def sheet_rows(g: Growth) -> list[list[str]]:
                 _length(cab.length_m if cab else None),
             ]
         )
-    for lid in g.change.added:
-        lk, cab = after_links[lid], cab_a.get(lid)
-        rows.append(
-            [
-                "add",
-                cab.id if cab else "",
-                lid,
-                end(g.after, lk.a_device, lk.a_port),
-                end(g.after, lk.b_device, lk.b_port),
-                cab.label_a if cab else "",
-                cab.label_b if cab else "",
-                cab.media if cab else "",
-                _length(cab.length_m if cab else None),
-            ]
-        )
-    for lid in g.change.removed:
-        lk, cab = before_links[lid], cab_b.get(lid)
-        rows.append(
-            [
-                "remove",
-                cab.id if cab else "",
-                lid,
-                end(g.before, lk.a_device, lk.a_port),
-                end(g.before, lk.b_device, lk.b_port),
-                cab.label_a if cab else "",
-                cab.label_b if cab else "",
-                cab.media if cab else "",
-                _length(cab.length_m if cab else None),
-            ]
-        )
+    for action, ids, links, cabs, design in (
+        ("add", g.change.added, after_links, cab_a, g.after),
+        ("remove", g.change.removed, before_links, cab_b, g.before),
+    ):
+        for lid in ids:
+            lk, cab = links[lid], cabs.get(lid)
+            rows.append(
+                [
+                    action,
+                    cab.id if cab else "",
+                    lid,
+                    end(design, lk.a_device, lk.a_port),
+                    end(design, lk.b_device, lk.b_port),
+                    cab.label_a if cab else "",
+                    cab.label_b if cab else "",
+                    cab.media if cab else "",
+                    _length(cab.length_m if cab else None),
+                ]
+            )
     for lid, fields in g.change.changed:
         lk, cab = after_links[lid], cab_a.get(lid)
         rows.append(
