@@ -24,12 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from railplan.design import Cable, Design, Link
-from railplan.field.asbuilt import _edge, lldp_files
+from railplan.field.asbuilt import _edge, read_inputs
 from railplan.field.asbuilt_report import End
-from railplan.field.common import FieldInputError, Neighbors
+from railplan.field.common import FieldInputError
 from railplan.field.names import Endpoint, NameMap
-from railplan.field.parse_ib import parse_iblinkinfo_file, parse_ibnetdiscover_file
-from railplan.field.parse_lldp import parse_lldp_file
 
 Edge = frozenset[End]
 DRIFT_KINDS = ("moved", "swapped", "removed", "added")
@@ -53,16 +51,9 @@ def read_capture(
     iblinkinfo: str | Path | None = None,
 ) -> Capture:
     """Parse one capture's files into the edges between design ports it shows."""
-    parsed: list[Neighbors] = [parse_lldp_file(f) for f in lldp_files(lldp)]
-    inputs = [str(f) for f in lldp_files(lldp)]
-    if ibnetdiscover is not None:
-        parsed.append(parse_ibnetdiscover_file(ibnetdiscover))
-        inputs.append(str(ibnetdiscover))
-    if iblinkinfo is not None:
-        parsed.append(parse_iblinkinfo_file(iblinkinfo))
-        inputs.append(str(iblinkinfo))
-    if not parsed:
+    if not (lldp or ibnetdiscover is not None or iblinkinfo is not None):
         raise FieldInputError("--since: give the earlier capture's LLDP files or IB discovery")
+    parsed, inputs = read_inputs(lldp, ibnetdiscover, iblinkinfo)
     edges: set[Edge] = set()
     covered: set[str] = set()
     full = False
