@@ -17,7 +17,7 @@ from railplan.design import Design
 from railplan.design.metrics import max_hops
 from railplan.design.summary import plan_summary
 from railplan.errors import RailplanError
-from railplan.pipeline.build import Build, build
+from railplan.pipeline.build import build, plan_json
 from railplan.pipeline.plan import plan
 from railplan.spec import Spec
 from railplan.spec.requirements import RequirementsSpec
@@ -55,20 +55,6 @@ class Evaluation:
             and not self.check_problems
             and all(v.met for v in self.verdicts)
         )
-
-
-def plan_json(built: Build) -> dict[str, Any]:
-    """The ``railplan plan --json`` object of a build: summary, bill, totals, solver reports."""
-    summary = plan_summary(built.design)
-    if built.bom is not None:
-        bill = built.bom.to_json()
-        summary["bom"] = bill["bom"]
-        summary["totals"] = bill["totals"]
-        summary["bom_notes"] = bill["notes"]
-    solver = built.solver_json()
-    if solver:
-        summary["solver"] = solver
-    return summary
 
 
 def traffic_figures(traffic: dict[str, Any]) -> dict[str, float]:

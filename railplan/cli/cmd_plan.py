@@ -52,7 +52,7 @@ def plan_cmd(
     out_folder(out_dir, "-o")
     from railplan.cli.progress import stages
     from railplan.design import design_to_json
-    from railplan.design.summary import plan_summary
+    from railplan.pipeline.build import plan_json
     from railplan.spec import spec_to_yaml
 
     with stages("plan") as say:
@@ -64,15 +64,7 @@ def plan_cmd(
             method="naive" if naive else "cp-sat",
         )
         design = built.design
-        summary = plan_summary(design)
-        if built.bom is not None:
-            bill = built.bom.to_json()
-            summary["bom"] = bill["bom"]
-            summary["totals"] = bill["totals"]
-            summary["bom_notes"] = bill["notes"]
-        solver = built.solver_json()
-        if solver:
-            summary["solver"] = solver
+        summary = plan_json(built)
         if out_dir is not None:
             if say is not None:
                 say("writing design.json")

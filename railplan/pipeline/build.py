@@ -126,3 +126,19 @@ def _build(
         raise AssertionError(f"built design fails check: {problems[:5]}")
     say("billing")
     return Build(design=design, bom=bom(design, catalog), placement=placement, switch_choice=chosen)
+
+
+def plan_json(built: Build) -> dict[str, Any]:
+    """The ``railplan plan --json`` object of a build: summary, bill, totals, solver reports."""
+    from railplan.design.summary import plan_summary
+
+    summary = plan_summary(built.design)
+    if built.bom is not None:
+        bill = built.bom.to_json()
+        summary["bom"] = bill["bom"]
+        summary["totals"] = bill["totals"]
+        summary["bom_notes"] = bill["notes"]
+    solver = built.solver_json()
+    if solver:
+        summary["solver"] = solver
+    return summary
