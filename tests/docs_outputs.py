@@ -124,7 +124,10 @@ def _commands() -> list[tuple[str, Any]]:
 
 
 def commands_page() -> str:
-    import click
+    try:  # typer >= 0.20 vendors click as typer._click (as railplan/cli/app.py does)
+        import typer._click as click
+    except ImportError:  # older typer uses click itself
+        import click  # type: ignore[no-redef]
 
     lines = [
         "# Command reference",

@@ -7,8 +7,8 @@ shown output, the generated command reference or the spec-field table differs. O
 
 from __future__ import annotations
 
+import importlib.util
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -60,7 +60,9 @@ def test_the_command_reference_names_every_command() -> None:
     assert "## `railplan catalog list`" in page and "--page-size" in page
 
 
-@pytest.mark.skipif(shutil.which("mkdocs") is None, reason="mkdocs is not installed (.[docs])")
+@pytest.mark.skipif(
+    importlib.util.find_spec("mkdocs") is None, reason="mkdocs is not installed (.[docs])"
+)
 def test_the_site_builds_strict(tmp_path: Path) -> None:
     res = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(tmp_path / "site")],
