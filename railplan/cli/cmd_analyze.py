@@ -191,18 +191,22 @@ def analyze_cmd(
 ) -> None:
     """Predict the bandwidth every node pair gets for a traffic pattern on a design."""
     from railplan.cli.progress import progress_bar
-    from railplan.traffic.collisions import analyze
+    from railplan.traffic.collisions import analyze, check_options
     from railplan.traffic.failures import what_if
     from railplan.traffic.flows import PatternError
+    from railplan.traffic.routing import POLICIES, RoutingError
 
     out_file(csv_out, "--csv")
     if (placement or mapping) and pattern != "pd":
         raise PatternError("--placement and --mapping place prefill and decode: use --pattern pd")
-    design = src.design()
     options: dict[str, Any] = {}
     for key, value in (("sample", sample), ("rule", placement), ("mapping", mapping)):
         if value is not None:
             options[key] = value
+    check_options(pattern, hash_model, partners, options)  # bad flags refused before planning
+    if routing is not None and routing not in POLICIES:
+        raise RoutingError(f"routing {routing!r} is not a policy; use {', '.join(POLICIES)}")
+    design = src.design()
     kwargs: dict[str, Any] = dict(
         routing=routing,
         flows_per_nic=flows_per_nic,

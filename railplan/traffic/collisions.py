@@ -40,7 +40,8 @@ _PATTERN_OPTIONS = {
 MAX_FLOWS_PER_NIC = 64
 
 
-def _check_options(pattern: str, hash_name: str, partners: Any, options: dict[str, Any]) -> None:
+def check_options(pattern: str, hash_name: str, partners: Any, options: dict[str, Any]) -> None:
+    """Refuse a pattern, hash model or option no design could run (checked before any planning)."""
     if pattern not in PATTERNS:
         raise PatternError(f"pattern {pattern!r} is not a pattern; use {', '.join(PATTERNS)}")
     if hash_name not in HASHES:
@@ -120,7 +121,7 @@ def analyze(
     (496, 'pairs', 1.0)
     """
     t0 = time.perf_counter()
-    _check_options(pattern, hash, partners, pattern_options)
+    check_options(pattern, hash, partners, pattern_options)
     ix = fabric_index(design, intact)
     f = default_flows_per_nic(ix) if flows_per_nic is None else int(flows_per_nic)
     if not 1 <= f <= MAX_FLOWS_PER_NIC:
