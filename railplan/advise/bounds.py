@@ -20,7 +20,7 @@ from railplan.physical import media
 from railplan.spec import Spec
 from railplan.topology import GENERATORS
 from railplan.topology.clos import UpLeaf, UpperPlan, size_upper
-from railplan.topology.shape import resolve_shape
+from railplan.topology.shape import check_capacity, resolve_shape
 from railplan.topology.tiers import TierModels, tier_speeds, upper_tiers
 from railplan.topology.wiring import counting
 
@@ -94,6 +94,10 @@ def lower_bound(spec: Spec, catalog: Catalog, family: str, model: SwitchModel) -
     """The bound of ``family`` on one switch model at every tier; raises RailplanError when the
     family cannot hold the cluster on it (the reason names the limit)."""
     shape = resolve_shape(spec, catalog)
+    speeds = tier_speeds(spec, shape)
+    # the closed-form ceiling first, as plan() checks it: a cluster no tier of this model can
+    # hold is refused before the generator counts millions of links it would never build
+    check_capacity(spec, shape, [model], [speeds.leaf_down, speeds.leaf_up, speeds.spine_up])
     with counting() as tally:
         GENERATORS[family](spec, shape, model)
     leaves = [sw for sw in tally.switches if sw.tier == 1]
