@@ -475,7 +475,8 @@ def test_handoff_uses_the_given_tree(catalog: Catalog) -> None:
 def test_the_docs_show_what_the_command_prints(cli) -> None:
     text = (ROOT / "docs" / "scheduler-handoff.md").read_text()
     command = "railplan topology examples/h100-1k.yaml --format slurm-tree"
-    shown = text.split(f"$ {command}\n", 1)[1].split("```", 1)[0]
+    block = text.split(f"<!-- output: {command} -->\n```text\n", 1)[1]
+    shown = block.split("```\n<!-- /output -->", 1)[0]
     res = cli(*command.split()[1:])
     assert res.code == 0 and res.out == shown
     labels = text.split("--format k8s-labels --label-keys topograph\n", 2)[2].split("```", 1)[0]
