@@ -81,13 +81,15 @@ def visible(text: object) -> str:
 
 def markup(text: object) -> str:
     """``text`` for a Rich renderable: control characters shown and Rich markup escaped."""
-    return _OPEN.sub(lambda m: m.group(1) * 2 + "\\[", visible(text))
+    return _OPEN.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), visible(text))
 
 
-#: a ``[`` with the backslashes before it: Rich reads ``\\[`` as a literal bracket and
-#: ``\\\\`` before it as one backslash (its own ``rich.markup.escape`` also doubles a
-#: trailing backslash, which a cell printed alone would show twice)
-_OPEN = re.compile(r"(\\*)\[")
+#: a tag-like ``[...]`` with the backslashes before it (the pattern of Rich's own
+#: ``rich.markup.RE_TAGS``): Rich reads ``\\[`` before a tag as a literal bracket and each
+#: ``\\\\`` before it as one backslash, and leaves a bracket that starts no tag (and its
+#: backslashes) as written. Its ``rich.markup.escape`` also doubles a trailing backslash,
+#: which a cell printed alone would show twice, so it is not used.
+_OPEN = re.compile(r"(\\*)(\[[a-z#/@][^[]*?\])")
 
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#!|~])")
