@@ -70,8 +70,8 @@ def cables_cmd(
         typer.Option(
             "--netbox-site",
             metavar="NAME",
-            help="NetBox site NAME, and device names scoped to it (node0001.NAME) so several "
-            "designs import into one NetBox.",
+            help="NetBox site NAME, and device names scoped to it (node0001.<name as a slug>) "
+            "so several designs import into one NetBox.",
         ),
     ] = None,
     design_out: Annotated[
