@@ -59,6 +59,7 @@ def test_min_verified_lowers_the_bar_and_refuses_nonsense(tmp_path, cli) -> None
     args = ("asbuilt", FIELD / "design.json", "--lldp", folder, "--names", FIELD / "names.yaml")
     short = cli(*args)
     assert short.code == 1 and "only 8 of 16 planned links (50%)" in short.err
+    assert "no input covers node0002, p0-rail-all: add their captures" in short.err
     assert cli(*args, "--min-verified", "50").code == 0
     assert cli(*args, "--min-verified", "51").code == 1
     bad = cli(*args, "--min-verified", "150")

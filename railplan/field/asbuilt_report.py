@@ -21,6 +21,9 @@ FINDING_KINDS = (
     "two_neighbours",
 )
 
+#: how many uncovered devices a coverage failure names
+_NAMED = 4
+
 End = Endpoint | str  # a design port, or the site's name of something outside the design
 
 
@@ -103,7 +106,17 @@ class AsBuiltReport:
             "required (--min-verified)"
         )
         cause = self.dropped or next((w for w in self.warnings if "is not a device" in w), "")
-        return f"{text}: {cause}" if cause else f"{text}; give captures of the other devices"
+        if cause:
+            return f"{text}: {cause}"
+        return f"{text}; no input covers {self._uncovered()}: add their captures"
+
+    def _uncovered(self) -> str:
+        """The devices at the ends of the unverified links, the first few named."""
+        devices = sorted(
+            {end.split()[0] for c in self.links if c.status == "unverified" for end in (c.a, c.b)}
+        )
+        shown = ", ".join(devices[:_NAMED])
+        return shown + (f" and {len(devices) - _NAMED} more" if len(devices) > _NAMED else "")
 
     def counts(self) -> dict[str, int]:
         """Links per status, plus ``unexpected``."""
