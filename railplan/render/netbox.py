@@ -13,7 +13,8 @@ Several designs in one NetBox: ``render(..., scoped=True)`` (``railplan cables -
 unique per site only, but ``InterfaceImportForm`` looks its ``device`` column up by name across
 every site, so a second design's ``node0001`` made the interface import fail; the scoped name is
 unique across designs and reads as a host name whose first label is the design id (as the
-as-built check understands it). A twin-port DAC or a splitter is one physical cable with several
+as-built check understands it). Racks keep their names: ``DeviceImportForm`` looks its ``rack``
+column up within the row's site. A twin-port DAC or a splitter is one physical cable with several
 legs; ``CableImportForm._clean_side`` sets exactly one termination per side, so the CSV import
 cannot make one NetBox cable with two terminations per end: each leg is its own NetBox cable
 whose label is its end labels' cable ID, the physical cable's ID and the leg
