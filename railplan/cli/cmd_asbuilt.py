@@ -7,6 +7,7 @@ import typer
 
 from railplan.cli.app import app
 from railplan.cli.common import JsonFlag, NamesPath, ReportPath, design_command, emit_report
+from railplan.errors import SpecError
 
 if TYPE_CHECKING:
     from railplan.pipeline.source import DesignSource
@@ -46,13 +47,25 @@ def asbuilt_cmd(
         Optional[Path],  # noqa: UP045
         typer.Option("--since-ibnetdiscover", help="An earlier capture's ibnetdiscover output."),
     ] = None,
+    min_verified: Annotated[
+        float,
+        typer.Option(
+            "--min-verified",
+            metavar="PERCENT",
+            help="Exit 1 when the captures cover fewer than PERCENT of the planned links "
+            "(default 100: a link no capture covers is a failure).",
+        ),
+    ] = 100.0,
 ) -> None:
-    """Check the as-built cabling against the plan; exit 1 when anything needs fixing."""
+    """Check the as-built cabling against the plan; exit 1 when anything needs fixing or the
+    captures verify fewer planned links than --min-verified."""
     from railplan.cli.show import print_table, rows_table
     from railplan.field.asbuilt import check_asbuilt
     from railplan.field.common import bounded_captures
     from railplan.safe_text import visible
 
+    if not 0 <= min_verified <= 100:  # also refuses nan
+        raise SpecError(f"--min-verified {min_verified:g}: give a percentage from 0 to 100")
     design = src.built().design
     with bounded_captures(2 * len(design.links) + len(design.nodes) + len(design.switches)):
         result = check_asbuilt(
@@ -80,5 +93,10 @@ def asbuilt_cmd(
         typer.echo(visible(result.summary_line()))
         for warning in result.warnings:
             typer.echo(visible(f"warning: {warning}"), err=True)
-    if not result.ok:
+        if result.dropped:
+            typer.echo(visible(f"warning: {result.dropped}"), err=True)
+    short = result.coverage_failure(min_verified / 100)
+    if short:
+        typer.echo(visible(f"asbuilt: {short}"), err=True)
+    if not result.ok or short:
         raise typer.Exit(1)

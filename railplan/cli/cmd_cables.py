@@ -65,6 +65,15 @@ def cables_cmd(
         Optional[str],  # noqa: UP045
         typer.Option("--site", help="NetBox site name (default: the design name)."),
     ] = None,
+    netbox_site: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--netbox-site",
+            metavar="NAME",
+            help="NetBox site NAME, and device names scoped to it (node0001.<name as a slug>) "
+            "so several designs import into one NetBox.",
+        ),
+    ] = None,
     design_out: Annotated[
         Optional[Path],  # noqa: UP045
         typer.Option("--design-out", help="Also write the cabled design.json here."),
@@ -93,6 +102,10 @@ def cables_cmd(
             "--stdout to print it on this terminal"
         )
     out_file(design_out, "--design-out")
+    if netbox_site is not None and site is not None:
+        raise SpecError(
+            "give --netbox-site or --site, not both (--netbox-site also names the site)"
+        )
     from railplan.design import design_to_json
     from railplan.render import cables_csv, dot, ibtopo, netbox, p2p
 
@@ -121,7 +134,8 @@ def cables_cmd(
         write_atomic(design_out, design_to_json(design))
     if fmt == "netbox":
         assert out is not None
-        write_set(out, netbox.render(design, catalog, site))
+        scoped = netbox_site is not None
+        write_set(out, netbox.render(design, catalog, netbox_site or site, scoped))
         _say(f"wrote racks.csv, devices.csv, interfaces.csv and cables.csv into {out}")
         return
     text = {

@@ -77,8 +77,14 @@ def judge(
     warnings: list[str],
     ignored: int,
     inputs: Sequence[str],
+    dropped: str = "",
+    notes: Sequence[tuple[str, str]] = (),
 ) -> AsBuiltReport:
-    """The report: a status per link, swaps paired, unexplained edges as unexpected."""
+    """The report: a status per link, swaps paired, unexplained edges as unexpected.
+
+    ``dropped`` says how many sightings named nothing of the design and why; ``notes`` are the
+    (kind, sentence) findings of entries kept out of the comparison (stale, shared port).
+    """
     view = _View(design, names, edges)
     status = _statuses(design, view, covered)
     swaps = _find_swaps(design, view.planned, view.peers, status)
@@ -89,9 +95,10 @@ def judge(
         inputs=tuple(inputs),
         links=tuple(checks),
         unexpected=tuple(unexpected),
-        findings=tuple(_findings(checks, unexpected)),
+        findings=tuple(_findings(checks, unexpected, notes)),
         warnings=tuple(warnings),
         ignored=ignored,
+        dropped=dropped,
     )
 
 
@@ -178,7 +185,9 @@ def _unexpected(view: _View, explained: set[frozenset[End]]) -> list[Unexpected]
     return out
 
 
-def _findings(checks: list[LinkCheck], unexpected: list[Unexpected]) -> list[Finding]:
+def _findings(
+    checks: list[LinkCheck], unexpected: list[Unexpected], notes: Sequence[tuple[str, str]] = ()
+) -> list[Finding]:
     """What the technician must fix: swaps once per pair, then each other fault, then extras."""
     by_id = {c.link_id: c for c in checks}
     done: set[str] = set()
@@ -199,6 +208,7 @@ def _findings(checks: list[LinkCheck], unexpected: list[Unexpected]) -> list[Fin
             f"(seen in {u.sources[0]})"
         )
         findings.append(Finding("unexpected", (), (), message))
+    findings.extend(Finding(kind, (), (), message) for kind, message in notes)
     order = {k: i for i, k in enumerate(FINDING_KINDS)}
     findings.sort(key=lambda f: (order[f.kind], f.links, f.message))
     return findings

@@ -11,7 +11,18 @@ from railplan.field.names import Endpoint
 RATE_TOLERANCE = 0.02
 
 STATUSES = ("ok", "wrong_speed", "swapped", "miswired", "missing", "unverified")
-FINDING_KINDS = ("swap", "miswired", "missing", "wrong_speed", "unexpected")
+FINDING_KINDS = (
+    "swap",
+    "miswired",
+    "missing",
+    "wrong_speed",
+    "unexpected",
+    "stale",
+    "two_neighbours",
+)
+
+#: how many uncovered devices a coverage failure names
+_NAMED = 4
 
 End = Endpoint | str  # a design port, or the site's name of something outside the design
 
@@ -68,11 +79,44 @@ class AsBuiltReport:
     findings: tuple[Finding, ...]
     warnings: tuple[str, ...] = ()
     ignored: int = 0
+    #: one sentence: how many sightings were dropped and why, with the nearest design names
+    dropped: str = ""
 
     @property
     def ok(self) -> bool:
         """True when nothing needs fixing (unverified links are not failures)."""
         return not self.findings
+
+    @property
+    def verified(self) -> int:
+        """Planned links an input covers (every status but ``unverified``)."""
+        return sum(1 for c in self.links if c.status != "unverified")
+
+    def verified_share(self) -> float:
+        """The share of planned links an input covers (1.0 for a design without links)."""
+        return self.verified / len(self.links) if self.links else 1.0
+
+    def coverage_failure(self, min_share: float = 1.0) -> str:
+        """One sentence when fewer than ``min_share`` of the planned links could be verified."""
+        if self.verified_share() >= min_share - 1e-12:
+            return ""
+        text = (
+            f"only {self.verified} of {len(self.links)} planned links "
+            f"({self.verified_share():.0%}) could be verified, below the {min_share:.0%} "
+            "required (--min-verified)"
+        )
+        cause = self.dropped or next((w for w in self.warnings if "is not a device" in w), "")
+        if cause:
+            return f"{text}: {cause}"
+        return f"{text}; no input covers {self._uncovered()}: add their captures"
+
+    def _uncovered(self) -> str:
+        """The devices at the ends of the unverified links, the first few named."""
+        devices = sorted(
+            {end.split()[0] for c in self.links if c.status == "unverified" for end in (c.a, c.b)}
+        )
+        shown = ", ".join(devices[:_NAMED])
+        return shown + (f" and {len(devices) - _NAMED} more" if len(devices) > _NAMED else "")
 
     def counts(self) -> dict[str, int]:
         """Links per status, plus ``unexpected``."""
@@ -94,6 +138,8 @@ class AsBuiltReport:
             "unexpected": [_row(u) for u in self.unexpected],
             "warnings": list(self.warnings),
             "ignored_sightings": self.ignored,
+            "dropped": self.dropped,
+            "verified_links": self.verified,
         }
 
     #: column names of ``summary_rows``

@@ -169,6 +169,9 @@ class Neighbors:
     sightings: tuple[Sighting, ...]
     reporters: tuple[tuple[str, ...], ...] = ()
     full_fabric: bool = False
+    #: (kind, sentence) for entries kept out of the comparison: ``stale`` (an LLDP neighbour
+    #: older than its TTL), ``two_neighbours`` (a port listing several)
+    notes: tuple[tuple[str, str], ...] = ()
 
 
 # -- JSON with line numbers -------------------------------------------------------------------

@@ -7,11 +7,19 @@ Each file is one device's view; the device is named by the file (``node0001.json
 several candidates (port id, port description) because hosts and switches fill them
 differently: lldpd on a host sends its MAC as port id and the ifname as description, SONiC sends
 its port alias as a locally assigned port id.
+
+lldpcli prints each neighbour's age (``"age": "0 day, 00:00:25"``, plain ``Time: 0 day,
+00:00:25``) and the TTL it was sent with (``"ttl": "4"`` under the port since lldpd 1.0, under
+the chassis before; plain ``TTL: 4``), as lldpd's src/client/display.c writes them. A port
+listing several neighbours is reported on its own (``fresh_neighbours``): an entry older than
+its TTL beside one younger than its own is a stale leftover of re-cabling, and several current
+ones are two neighbours on one port; only the youngest is compared with the design.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +62,11 @@ def parse_lldp_text(text: str, source: str, device: str) -> Neighbors:
     if not stripped:
         raise ParseError(source, None, "is empty; expected LLDP neighbour output")
     if stripped[0] in "{[":
-        sightings = parse_lldpcli_json(text, source, device)
+        entries = _json_entries(text, source, device)
     elif re.search(r"^\s*LocalPort\s+RemoteDevice", text, re.MULTILINE):
-        sightings = parse_sonic_table(text, source, device)
+        entries = [_Entry(s) for s in parse_sonic_table(text, source, device)]
     elif re.search(r"^\s*Interface:\s", text, re.MULTILINE) or "LLDP neighbors" in text:
-        sightings = parse_lldpcli_plain(text, source, device)
+        entries = _plain_entries(text, source, device)
     else:
         first = next(i for i, line in enumerate(text.splitlines(), 1) if line.strip())
         raise ParseError(
@@ -68,7 +76,96 @@ def parse_lldp_text(text: str, source: str, device: str) -> Neighbors:
             "its plain text form, or SONiC `show lldp table`",
             text.splitlines()[first - 1],
         )
-    return Neighbors(tuple(sightings), reporters=((device,),))
+    sightings, notes = fresh_neighbours(entries, device)
+    return Neighbors(tuple(sightings), reporters=((device,),), notes=tuple(notes))
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One neighbour entry with its age and TTL in seconds, where the output gives them."""
+
+    sighting: Sighting
+    age_s: int | None = None
+    ttl_s: int | None = None
+
+
+_AGE = re.compile(r"^\s*(\d{1,9})\s+days?,\s*(\d{1,9}):(\d\d):(\d\d)\s*$")
+
+
+def lldp_age_seconds(text: str) -> int | None:
+    """Seconds of an lldpcli age (``0 day, 00:00:25`` -> 25, ``2 days, 01:00:00``), else None."""
+    m = _AGE.match(text or "")
+    if not m:
+        return None
+    days, hours, minutes, seconds = (int(g) for g in m.groups())
+    return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+
+
+def _seconds(text: str) -> int | None:
+    text = (text or "").strip()
+    return int(text) if text.isdigit() and len(text) <= 9 else None
+
+
+def fresh_neighbours(
+    entries: list[_Entry], device: str
+) -> tuple[list[Sighting], list[tuple[str, str]]]:
+    """The sightings to compare, and a (kind, sentence) note per stale entry or shared port.
+
+    lldpcli's age is the time since the neighbour's values last changed, not since its last
+    frame (``lldpctl_k_port_age`` returns ``p_lastchange`` in lldpd's src/lib/atoms/port.c),
+    and lldpd itself drops a neighbour ``p_ttl`` seconds after its last frame (src/daemon/
+    event.c): a lone neighbour older than its TTL is a cable that has not changed. An entry
+    older than its TTL is stale when another neighbour on the same port is younger than its
+    own TTL: the new cable's peer appeared and the old one was not yet expired.
+    """
+    notes: list[tuple[str, str]] = []
+    by_port: dict[str, list[_Entry]] = {}
+    for e in entries:
+        by_port.setdefault(e.sighting.local_ports[0], []).append(e)
+    keep: set[int] = set()
+    for port, group in by_port.items():
+        if len(group) > 1 and any(_within_ttl(e) for e in group):
+            for e in group:
+                if _within_ttl(e) is False:
+                    notes.append(("stale", _stale_text(device, port, e)))
+            group = [e for e in group if _within_ttl(e) is not False]
+        if len(group) > 1:
+            young = min(group, key=lambda e: e.age_s if e.age_s is not None else 1 << 62)
+            who = " and ".join(_who(e.sighting) for e in group)
+            notes.append(
+                (
+                    "two_neighbours",
+                    f"{device} {port} lists {len(group)} LLDP neighbours ({who}): a port "
+                    "cabled to one device sees one; look for a hub or media converter in the "
+                    f"path, or capture again after the TTL; compared with {_who(young.sighting)} "
+                    f"({young.sighting.source})",
+                )
+            )
+            group = [young]
+        keep.update(id(e) for e in group)
+    return [e.sighting for e in entries if id(e) in keep], notes
+
+
+def _within_ttl(e: _Entry) -> bool | None:
+    """Whether the entry changed within its TTL (None when the output gives no age or TTL)."""
+    if e.age_s is None or e.ttl_s is None:
+        return None
+    return e.age_s <= e.ttl_s
+
+
+def _stale_text(device: str, port: str, e: _Entry) -> str:
+    s = e.sighting
+    return (
+        f"{device} {port} still lists {_who(s)} (unchanged for {e.age_s} s, TTL {e.ttl_s} s) "
+        "beside a neighbour that appeared within its TTL: a stale entry of the cable that was "
+        f"there before; compared with the new neighbour, capture again in {e.ttl_s} s to "
+        f"confirm ({s.source})"
+    )
+
+
+def _who(s: Sighting) -> str:
+    name = s.remote_names[0] if s.remote_names else "?"
+    return f"{name} {s.remote_ports[0]}" if s.remote_ports else name
 
 
 # -- lldpcli JSON (json0 and json) --------------------------------------------------------------
@@ -161,8 +258,25 @@ def _port(iface: Any) -> tuple[list[str], float | None]:
     return [n for n in names if n], rate
 
 
+def _ttl(iface: Any) -> int | None:
+    """The TTL of an lldpcli JSON neighbour: under ``port`` (lldpd >= 1.0) or ``chassis``."""
+    for key in ("port", "chassis"):
+        part = _first(iface.get(key))
+        if isinstance(part, dict):
+            if "ttl" in part:
+                return _seconds(_text(part["ttl"]))
+            for body in part.values():  # json chassis: {"sysname": {...}}
+                if isinstance(body, dict) and "ttl" in body:
+                    return _seconds(_text(body["ttl"]))
+    return None
+
+
 def parse_lldpcli_json(text: str, source: str, device: str) -> list[Sighting]:
     """Sightings in ``lldpcli -f json0`` (or ``-f json``) ``show neighbors details`` output."""
+    return [e.sighting for e in _json_entries(text, source, device)]
+
+
+def _json_entries(text: str, source: str, device: str) -> list[_Entry]:
     doc = load_json(text, source)
     out = []
     for ifname, iface, line in _interfaces(doc, source):
@@ -176,16 +290,15 @@ def parse_lldpcli_json(text: str, source: str, device: str) -> list[Sighting]:
             raise ParseError(
                 source, line, f"the neighbour on {ifname} has neither a system name nor an id"
             )
-        out.append(
-            Sighting(
-                local_names=(device,),
-                local_ports=(ifname,),
-                remote_names=tuple(n for n in (*names, cid) if n),
-                remote_ports=tuple(ports),
-                rate_gbps=rate,
-                source=f"{source} line {line}" if line else source,
-            )
+        sighting = Sighting(
+            local_names=(device,),
+            local_ports=(ifname,),
+            remote_names=tuple(n for n in (*names, cid) if n),
+            remote_ports=tuple(ports),
+            rate_gbps=rate,
+            source=f"{source} line {line}" if line else source,
         )
+        out.append(_Entry(sighting, lldp_age_seconds(_text(iface.get("age"))), _ttl(iface)))
     return out
 
 
@@ -196,7 +309,14 @@ _KV = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 ]*?):\s*(.*)$")
 
 def parse_lldpcli_plain(text: str, source: str, device: str) -> list[Sighting]:
     """Sightings in the default (plain) output of ``lldpcli show neighbors details``."""
-    out: list[Sighting] = []
+    return [e.sighting for e in _plain_entries(text, source, device)]
+
+
+_TIME = re.compile(r"\bTime:\s*(.+)$")
+
+
+def _plain_entries(text: str, source: str, device: str) -> list[_Entry]:
+    out: list[_Entry] = []
     record: dict[str, Any] | None = None
 
     def close() -> None:
@@ -208,16 +328,15 @@ def parse_lldpcli_plain(text: str, source: str, device: str) -> list[Sighting]:
                 record["line"],
                 f"the neighbour on {record['ifname']} has neither SysName nor ChassisID",
             )
-        out.append(
-            Sighting(
-                local_names=(device,),
-                local_ports=(record["ifname"],),
-                remote_names=tuple(n for n in (*record["names"], record["cid"]) if n),
-                remote_ports=tuple(p for p in record["ports"] if p),
-                rate_gbps=record["rate"],
-                source=f"{source} line {record['line']}",
-            )
+        sighting = Sighting(
+            local_names=(device,),
+            local_ports=(record["ifname"],),
+            remote_names=tuple(n for n in (*record["names"], record["cid"]) if n),
+            remote_ports=tuple(p for p in record["ports"] if p),
+            rate_gbps=record["rate"],
+            source=f"{source} line {record['line']}",
         )
+        out.append(_Entry(sighting, record["age"], record["ttl"]))
 
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or set(line.strip()) <= {"-"}:
@@ -232,7 +351,9 @@ def parse_lldpcli_plain(text: str, source: str, device: str) -> list[Sighting]:
             if not ifname:
                 raise ParseError(source, number, "an Interface line without a name", line)
             record = {"ifname": ifname, "line": number, "names": [], "cid": "", "ports": []}
-            record.update(pid_type="", pid="", descr="", rate=None)
+            record.update(pid_type="", pid="", descr="", rate=None, ttl=None)
+            t = _TIME.search(value)
+            record["age"] = lldp_age_seconds(t.group(1)) if t else None
             continue
         if record is None:
             continue
@@ -247,6 +368,8 @@ def parse_lldpcli_plain(text: str, source: str, device: str) -> list[Sighting]:
             record["descr"] = value
         elif key == "MAU oper type":
             record["rate"] = mau_rate_gbps(value)
+        elif key == "TTL":
+            record["ttl"] = _seconds(value)
         if key in ("PortID", "PortDescr"):
             if record["pid_type"] in _NAMED_PORT_ID:
                 record["ports"] = [record["pid"], record["descr"]]
@@ -336,6 +459,8 @@ def _sonic_row(line: str, spans: list[int], source: str, number: int, device: st
 
 
 __all__ = [
+    "fresh_neighbours",
+    "lldp_age_seconds",
     "mau_rate_gbps",
     "parse_lldp_file",
     "parse_lldp_text",

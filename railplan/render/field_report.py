@@ -38,8 +38,9 @@ def asbuilt_markdown(report: AsBuiltReport) -> str:
     if report.findings:
         lines += ["## Findings", ""]
         lines += [table(report.summary_header, report.summary_rows()), ""]
-    if report.warnings:
-        lines += ["## Warnings", ""] + [f"- {markdown(w)}" for w in report.warnings] + [""]
+    warnings = [*report.warnings, *([report.dropped] if report.dropped else [])]
+    if warnings:
+        lines += ["## Warnings", ""] + [f"- {markdown(w)}" for w in warnings] + [""]
     if report.inputs:
         lines += ["## Inputs", ""] + [f"- {markdown(p)}" for p in report.inputs] + [""]
     return "\n".join(lines)

@@ -7,12 +7,29 @@ are the slugs of NetBox's own choice sets in netbox/dcim/choices.py (``Interface
 colours come from ``ColorChoices`` (netbox/netbox/choices.py); the tests check every value
 against a copy of those lists. Sites, manufacturers, device roles and device types must exist in
 NetBox before the import (the import matches them by name, and device types by model).
+
+Several designs in one NetBox: ``render(..., scoped=True)`` (``railplan cables --format netbox
+--netbox-site NAME``) names every device ``<design id>.<site slug>``. NetBox keeps device names
+unique per site only, but ``InterfaceImportForm`` looks its ``device`` column up by name across
+every site, so a second design's ``node0001`` made the interface import fail; the scoped name is
+unique across designs and reads as a host name whose first label is the design id (as the
+as-built check understands it). Racks keep their names: ``DeviceImportForm`` looks its ``rack``
+column up within the row's site. A twin-port DAC or a splitter is one physical cable with several
+legs; ``CableImportForm._clean_side`` sets exactly one termination per side, so the CSV import
+cannot make one NetBox cable with two terminations per end: each leg is its own NetBox cable
+whose label is its end labels' cable ID, the physical cable's ID and the leg
+(``C00017 P00009 A2-B2``), and whose description names the physical cable and its leg count. Each file is imported in one database transaction
+(``BulkImportView`` in netbox/netbox/views/generic/bulk_views.py), in the order of ``render``.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 from railplan.catalog import Catalog
-from railplan.design import Design
+from railplan.design import Cable, Design
+from railplan.errors import SpecError
 from railplan.render.cables_csv import schedule, to_csv
 
 RACK_COLUMNS = ("site", "name", "status", "width", "u_height", "description")
@@ -98,6 +115,37 @@ _INFINIBAND_TYPES = {
 }
 
 
+#: NetBox's Device.name max_length (netbox/dcim/models/devices.py)
+DEVICE_NAME_MAX = 64
+
+
+def site_slug(site: str) -> str:
+    """The site name as a DNS-like label: lower case, runs of other characters as one dash."""
+    slug = re.sub(r"[^a-z0-9]+", "-", site.lower()).strip("-")
+    if not slug:
+        raise SpecError(
+            f"--netbox-site {site!r} has no letter or digit to scope device names with; "
+            "give a site name such as dc1-hall2"
+        )
+    return slug
+
+
+class _Names:
+    """Design device id -> NetBox device name (the id itself, or ``id.site-slug`` when scoped)."""
+
+    def __init__(self, site: str, scoped: bool) -> None:
+        self.suffix = f".{site_slug(site)}" if scoped else ""
+
+    def __call__(self, device: str) -> str:
+        name = device + self.suffix
+        if len(name) > DEVICE_NAME_MAX:
+            raise SpecError(
+                f"NetBox device name {name!r} is longer than NetBox's {DEVICE_NAME_MAX} "
+                "characters; give a shorter --netbox-site"
+            )
+        return name
+
+
 def interface_type(protocol: str, speed_gbps: int, form_factor: str) -> str:
     """NetBox interface type slug for a port, ``other`` when NetBox has no exact one."""
     if protocol == "infiniband":
@@ -132,7 +180,8 @@ def racks_csv(design: Design, site: str) -> str:
     return to_csv(RACK_COLUMNS, rows)
 
 
-def devices_csv(design: Design, catalog: Catalog, site: str) -> str:
+def devices_csv(design: Design, catalog: Catalog, site: str, scoped: bool = False) -> str:
+    named = _Names(site, scoped)
     where = {p.device: p for p in design.placements}
     node_model = catalog.nodes.get(design.shape.model)
     rows = []
@@ -141,7 +190,7 @@ def devices_csv(design: Design, catalog: Catalog, site: str) -> str:
         device_type = node_model.name if node_model else design.shape.model
         rows.append(
             (
-                node.id,
+                named(node.id),
                 "GPU node",
                 _node_vendor(design, catalog),
                 device_type,
@@ -157,7 +206,7 @@ def devices_csv(design: Design, catalog: Catalog, site: str) -> str:
         p = where[dev.id]
         rows.append(
             (
-                dev.id,
+                named(dev.id),
                 dev.purpose,
                 "Generic",
                 dev.purpose,
@@ -174,7 +223,7 @@ def devices_csv(design: Design, catalog: Catalog, site: str) -> str:
         model = catalog.switches.get(sw.model)
         rows.append(
             (
-                sw.id,
+                named(sw.id),
                 ROLE_NAMES.get(sw.role, sw.role),
                 model.vendor if model else "",
                 model.name if model else sw.model,
@@ -195,8 +244,9 @@ def _node_vendor(design: Design, catalog: Catalog) -> str:
     return node.vendor if node is not None and node.vendor else "Generic"
 
 
-def interfaces_csv(design: Design, catalog: Catalog) -> str:
+def interfaces_csv(design: Design, catalog: Catalog, site: str = "", scoped: bool = False) -> str:
     """Every cabled port of every device (the ports the cables import terminates on)."""
+    named = _Names(site, scoped)
     protocol = _protocol(design, catalog)
     node_ff = design.shape.form_factor
     ff_of = {m.id: m.form_factor for m in catalog.switches.values()}
@@ -213,7 +263,7 @@ def interfaces_csv(design: Design, catalog: Catalog) -> str:
                 (
                     (end.device, port),
                     (
-                        end.device,
+                        named(end.device),
                         end.port,
                         row.cable.label_a if end is row.a else row.cable.label_b,
                         interface_type(protocol, row.link.rate_gbps, ff),
@@ -227,39 +277,59 @@ def interfaces_csv(design: Design, catalog: Catalog) -> str:
     return to_csv(INTERFACE_COLUMNS, [r for _, r in keyed])
 
 
-def cables_csv(design: Design, catalog: Catalog, site: str) -> str:
+def cable_label(cable: Cable, legs: int) -> str:
+    """A NetBox cable's label: the cable ID of its end labels, then the physical cable's ID and
+    the leg when that physical cable has several legs (``C00017 P00009 A2-B2``)."""
+    if legs > 1 and cable.physical:
+        return f"{cable.id} {cable.physical} {cable.leg}".rstrip()
+    return cable.id
+
+
+def cables_csv(design: Design, catalog: Catalog, site: str, scoped: bool = False) -> str:
+    """One NetBox cable per link (per leg of a multi-leg physical cable), labelled by its ID."""
+    named = _Names(site, scoped)
+    legs = Counter(c.physical for c in design.cables if c.physical)
     rows = []
     for row in schedule(design):
         c = row.cable
         optics = " + ".join(t for t in (c.transceiver_a, c.transceiver_b) if t)
+        what = c.media + (f" with {optics}" if optics else "")
+        n = legs.get(c.physical, 0)
+        if n > 1:
+            what += f"; leg {c.leg} of physical cable {c.physical} ({n} legs)"
         rows.append(
             (
                 site,
-                row.a.device,
+                named(row.a.device),
                 "dcim.interface",
                 row.a.port,
                 site,
-                row.b.device,
+                named(row.b.device),
                 "dcim.interface",
                 row.b.port,
                 cable_type(catalog, c.media),
                 "planned",
-                c.id,
+                cable_label(c, n),
                 COLOUR_HEX.get(c.colour, ""),
                 f"{c.length_m:g}",
                 "m",
-                c.media + (f" with {optics}" if optics else ""),
+                what,
             )
         )
     return to_csv(CABLE_COLUMNS, rows)
 
 
-def render(design: Design, catalog: Catalog, site: str | None = None) -> dict[str, str]:
-    """File name -> CSV text, in NetBox import order: racks, devices, interfaces, cables."""
+def render(
+    design: Design, catalog: Catalog, site: str | None = None, scoped: bool = False
+) -> dict[str, str]:
+    """File name -> CSV text, in NetBox import order: racks, devices, interfaces, cables.
+
+    ``scoped`` names devices ``<id>.<site slug>`` so several designs import into one NetBox.
+    """
     name = site or design.name
     return {
         "racks.csv": racks_csv(design, name),
-        "devices.csv": devices_csv(design, catalog, name),
-        "interfaces.csv": interfaces_csv(design, catalog),
-        "cables.csv": cables_csv(design, catalog, name),
+        "devices.csv": devices_csv(design, catalog, name, scoped),
+        "interfaces.csv": interfaces_csv(design, catalog, name, scoped),
+        "cables.csv": cables_csv(design, catalog, name, scoped),
     }
