@@ -27,6 +27,9 @@ class Measure:
         self.cache: dict[tuple[str, Path], Any] = {}
         self.cache_devices: dict[str, tuple[str, ...]] = {}
         self.linkq: Any = None
+        #: (test id, metric) -> the RDMA devices a per-port node check found wrong, so that the
+        #: grader can tie them to node ports and rails (``field.rails``)
+        self.bad_devices: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def parsed(self, kind: str, path: Path, parse: Callable[[Path], Any]) -> Any:
         key = (kind, path)
@@ -181,9 +184,22 @@ class Measure:
         active = [p for p in ports if p.active]
         at_rate = [p for p in active if p.rate_gbps is not None and abs(p.rate_gbps - rate) < 0.5]
         down = [f"{p.ca}/{p.port}" for p in ports if not p.active]
+        slow = [p for p in active if p not in at_rate]
         detail = f"{len(active)}/{len(ports)} ports Active, {len(at_rate)} at {rate:g} Gb/s"
         if down:
             detail += f"; not active: {', '.join(down[:6])}"
+        if slow and exp.metric in ("ports_at_rate", "min_rate_gbps"):
+            detail += "; at another rate: " + ", ".join(
+                f"{p.ca} {p.rate_gbps:g}" if p.rate_gbps is not None else f"{p.ca} ?"
+                for p in slow[:6]
+            )
+        wrong = {
+            "ports_active": [p.ca for p in ports if not p.active],
+            "ports_down": [p.ca for p in ports if not p.active],
+            "ports_at_rate": [p.ca for p in ports if p not in at_rate],
+            "min_rate_gbps": [p.ca for p in ports if p not in at_rate],
+        }[exp.metric]
+        self.bad_devices[exp.test_id, exp.metric] = tuple(dict.fromkeys(wrong))
         value = {
             "ports_active": float(len(active)),
             "ports_down": float(len(down)),
@@ -198,6 +214,9 @@ class Measure:
         ports = [p for path in files for p in self.parsed("ibv", path, parse_ibv_devinfo_file)]
         mtu = exp.target or 4096
         good = [p for p in ports if p[2] == mtu]
+        self.bad_devices[exp.test_id, exp.metric] = tuple(
+            dict.fromkeys(p[0] for p in ports if p[2] != mtu)
+        )
         return float(len(good)), f"{len(good)}/{len(ports)} ports at active MTU {mtu:g}", ""
 
     def _m_roce(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
@@ -211,6 +230,7 @@ class Measure:
         }[exp.metric]
         good = [ln for ln in lines if test(ln)]
         bad = [ln.split()[0] for ln in lines if not test(ln)]
+        self.bad_devices[exp.test_id, exp.metric] = tuple(dict.fromkeys(bad))
         detail = f"{len(good)}/{len(lines)} devices" + (
             f"; not: {', '.join(bad[:6])}" if bad else ""
         )
