@@ -228,6 +228,10 @@ class Measure:
             "pfc_lossless": lambda ln: re.search(r"\bpfc=1\b", ln),
             "ecn_enabled": lambda ln: re.search(r"\becn=1\b", ln),
         }[exp.metric]
+        key = {"gid_roce_v2": "", "pfc_lossless": "pfc", "ecn_enabled": "ecn"}[exp.metric]
+        unread = [ln.split()[0] for ln in lines if key and re.search(rf"\b{key}=na\b", ln)]
+        if unread:  # the vendor's tool was absent: not measured, never a pass or a zero
+            return None, f"{key.upper()} not measured on {', '.join(unread[:6])} (na)", "missing"
         good = [ln for ln in lines if test(ln)]
         bad = [ln.split()[0] for ln in lines if not test(ln)]
         self.bad_devices[exp.test_id, exp.metric] = tuple(dict.fromkeys(bad))

@@ -55,7 +55,7 @@ def node_section(ctx: PlanContext) -> Section:
     if ctx.roce:
         command += [
             f"cat /sys/class/infiniband/{dev0}/ports/1/gid_attrs/types/{opts.gid_index}",
-            f"mlnx_qos -i $(ibdev2netdev | awk '$1==\"{dev0}\"{{print $5}}')",
+            *_qos_commands(ctx.rates.nic_vendor, dev0, prio),
         ]
     tests = tuple(
         PlanTest(
@@ -74,7 +74,7 @@ def node_section(ctx: PlanContext) -> Section:
         "Run on every node before any fabric test. A node failing here explains any slow "
         "result it takes part in (ACS on halves bandwidth). Devices "
         f"{', '.join(ctx.devices)} are node ports 0..{shape.ports - 1}; confirm with "
-        "ibdev2netdev."
+        + ("ibdev2netdev." if _nvidia(ctx.rates.nic_vendor) else "rdma link show (iproute2).")
     )
     if ctx.bonded:
         intro += (
@@ -83,6 +83,31 @@ def node_section(ctx: PlanContext) -> Section:
             "ethtool on its netdev (the LAG device's ibstat rate is not a member port's)."
         )
     return Section("node", "Node checks", intro, tests)
+
+
+def _nvidia(vendor: str) -> bool:
+    """NVIDIA ConnectX (mlx5) NICs, and an unknown NIC (the mlx5 device names are the default)."""
+    return vendor.lower() in ("", "nvidia", "mellanox")
+
+
+def _qos_commands(vendor: str, dev: str, prio: int) -> list[str]:
+    """The PFC and ECN reads the NIC vendor documents (``render.scripts_vendor``)."""
+    if _nvidia(vendor):
+        return [f"mlnx_qos -i $(ibdev2netdev | awk '$1==\"{dev}\"{{print $5}}')"]
+    netdev = f"$(rdma link show {dev}/1 | awk '{{print $NF}}')"
+    if vendor.lower() == "broadcom":
+        return [
+            f"niccli -dev $(basename $(readlink -f /sys/class/infiniband/{dev}/device)) get_qos"
+            f"   # IEEE 8021QAZ PFC TLV: PFC enabled: {prio}",
+            f"cat /sys/kernel/config/bnxt_re/{dev}/ports/1/cc/ecn_enable   # 0x1 (bnxt_re "
+            f"congestion control, as bnxt_setupcc.sh sets it; mkdir /sys/kernel/config/bnxt_re/"
+            f"{dev} first)",
+        ]
+    return [
+        f"dcb pfc show dev {netdev}   # prio-pfc {prio}:on (iproute2, kernel DCB)",
+        "# ECN (DCQCN): read it with the NIC vendor's tool; railplan knows no vendor-neutral "
+        "read (not measured)",
+    ]
 
 
 def rail_gpu(index: int, devices: int, gpus: int) -> int:
