@@ -91,7 +91,9 @@ IEEE 8021QAZ APP TLV:
 """
 
 FAKES = {
-    "lspci": "#!/bin/sh\nprintf '00:01.0 PCI bridge: x\\n\\t\\tACSCtl:\\tSrcValid- TransBlk-\\n'\n",
+    "lspci": "#!/bin/sh\nprintf '00:01.0 PCI bridge: x\\n\\t\\tACSCtl:\\tSrcValid- TransBlk-\\n'\n"
+    "printf '18:00.0 Ethernet controller: x\\n\\t\\tLnkCap:\\tPort #0, Speed 32GT/s, Width x16\\n'\n"
+    "printf '\\t\\tLnkSta:\\tSpeed 32GT/s, Width x16\\n'\n",
     "sudo": '#!/bin/sh\n[ "$1" = -n ] && shift\nexec "$@"\n',
     "lsmod": "#!/bin/sh\nprintf 'Module Size Used by\\nnvidia_peermem 16384 0\\n'\n",
     "ibstat": '#!/bin/sh\nprintf "CA \'%s\'\\n\\tPort 1:\\n\\t\\tState: Active\\n\\t\\tRate: 400\\n" "$1"\n',
@@ -174,3 +176,15 @@ def test_grader_reads_na_as_not_measured(tmp_path):
     value, detail, status = measure(pfc, [path])
     assert value is None and status == "missing" and "not measured" in detail
     assert measure(ecn, [path])[0] == 8.0
+
+
+def test_probe_fails_a_nic_trained_at_x8(tmp_path):
+    """The probe's own PCIe verdict: a NIC at x8 of x16 fails the node, as the grader does."""
+    narrow = dict(FAKES, lspci=FAKES["lspci"].rsplit("Width x16", 1)[0] + "Width x8\\n'\n")
+    assert narrow["lspci"] != FAKES["lspci"]
+    (tmp_path / "bad").mkdir()
+    verdict, _ = _probe(tmp_path / "bad", narrow)
+    assert "pcie_below_nominal=1/1" in verdict and "below LnkCap" in verdict
+    (tmp_path / "ok").mkdir()
+    ok, _ = _probe(tmp_path / "ok", FAKES)
+    assert "pcie_below_nominal=0/1" in ok

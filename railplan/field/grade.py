@@ -30,7 +30,9 @@ Metrics (``METRICS``), the output each is read from, and its unit:
 - perftest: ``bw_avg_gbps``, ``bw_peak_gbps`` (Gb/s, largest message), ``lat_typical_us``,
   ``lat_avg_us``, ``lat_min_us``, ``lat_max_us``, ``lat_p99_us``, ``lat_p999_us`` (us, smallest
   message);
-- ``lspci -vvv``: ``acs_srcvalid_on`` (alias ``acs_enabled``: devices with ``SrcValid+``);
+- ``lspci -vvv``: ``acs_srcvalid_on`` (alias ``acs_enabled``: devices with ``SrcValid+``),
+  ``pcie_below_nominal`` (NICs and GPUs whose LnkSta is below LnkCap: NIC width or speed, GPU
+  width);
 - ``lsmod``: ``nvidia_peermem`` (1 when loaded);
 - ``ibstat``: ``ports_active``, ``ports_down``, ``ports_at_rate`` (at ``target`` or the
   design's port speed), ``min_rate_gbps``; ``ibv_devinfo``: ``ports_mtu`` (``target`` or 4096);

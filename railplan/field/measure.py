@@ -164,6 +164,20 @@ class Measure:
             detail += ": " + ", ".join(enabled[:6])
         return float(len(enabled)), detail, ""
 
+    def _m_pcie(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """NICs and GPUs whose PCIe link trained below what it can (lspci LnkSta < LnkCap)."""
+        from railplan.field.parse_node import parse_lspci_links_file
+
+        links = [x for p in files for x in self.parsed("pcie", p, parse_lspci_links_file)]
+        if not links:
+            return None, "no LnkCap/LnkSta of a NIC or GPU in lspci -vvv: not measured", "missing"
+        below = [x for x in links if x.below]
+        nics = sum(1 for x in links if x.kind == "nic")
+        detail = f"{len(below)} of {len(links)} links below nominal ({nics} NIC, {len(links) - nics} GPU)"
+        if below:
+            detail += ": " + ", ".join(x.text() for x in below[:4])
+        return float(len(below)), detail, ""
+
     def _m_peermem(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         from railplan.field.parse_node import modules_loaded
 
@@ -344,6 +358,7 @@ def _lldp(path: Path, device: str | None) -> Any:
 
 _KEYWORDS = {
     "acs": ("lspci", "acs"),
+    "pcie": ("lspci", "pcie"),
     "peermem": ("lsmod", "peermem", "modules"),
     "ibstat": ("ibstat",),
     "ibv_devinfo": ("ibv_devinfo", "devinfo", "mtu"),

@@ -136,6 +136,22 @@ for dev in "$@"; do
   fi
 done
 acs="$(grep -c 'ACSCtl:.*SrcValid+' "$dir/lspci.txt" || true)"
+# PCIe: every NIC's LnkSta speed and width, every GPU's width, at its LnkCap (GPUs slow their
+# link when idle); "links below" counts the rest, "links 0" means lspci showed none
+read -r links below <<< "$(awk '
+  /^[0-9a-f]/ { k = ""; c = $0; sub(/^[^ ]+ /, "", c); sub(/:.*/, "", c)
+    if (c == "Infiniband controller" || c == "Ethernet controller") k = "nic"
+    if (c == "3D controller" || c == "VGA compatible controller" || c == "Display controller") k = "gpu"
+    cap = 0; next }
+  k != "" && /LnkCap:|LnkSta:/ && match($0, /Speed [0-9.]+GT\\/s/) {
+    sp = substr($0, RSTART + 6, RLENGTH - 10) + 0
+    if (!match($0, /Width x[0-9]+/)) next
+    w = substr($0, RSTART + 7, RLENGTH - 7) + 0
+    if ($0 ~ /LnkCap:/) { cs = sp; cw = w; cap = 1; next }
+    if (!cap) next
+    n++; cap = 0
+    if (w < cw || (k == "nic" && sp < cs)) b++ }
+  END { print n + 0, b + 0 }' "$dir/lspci.txt")"
 peermem="$(grep -c '^nvidia_peermem' "$dir/lsmod.txt" || true)"
 active="$(grep -c 'State: Active' "$dir/ibstat.txt" || true)"
 # ibstat: "State: Active" then "Rate: 400" for each port; count Active ports at the planned rate
@@ -160,9 +176,12 @@ read -r near far <<< "$(awk -v devs="$*" '
     }
     print near + 0, (far == "" ? "-" : substr(far, 2))
   }' "$dir/topo.txt")"
-summary="acs_srcvalid_on=$acs nvidia_peermem=$peermem ports_active=$active/$n"
+summary="acs_srcvalid_on=$acs pcie_below_nominal=$below/$links nvidia_peermem=$peermem"
+summary+=" ports_active=$active/$n"
 summary+=" ports_mtu=$mtu_ok/$n"
 [ "$acs" = 0 ] || problems+=("ACS SrcValid+ on $acs device(s)")
+[ "$links" != 0 ] || problems+=("no NIC or GPU PCIe link status in lspci: PCIe not measured")
+[ "$below" = 0 ] || problems+=("$below NIC/GPU PCIe link(s) below LnkCap (lspci LnkSta)")
 [ "$peermem" -ge 1 ] || problems+=("nvidia_peermem not loaded")
 [ "$active" = "$n" ] || problems+=("$active of $n ports Active")
 if [ "$rate" != 0 ]; then  # 0: bonded NICs, whose member ports are checked with ethtool

@@ -17,6 +17,10 @@ def node_section(ctx: PlanContext) -> Section:
     checks = [
         same_check("acs_srcvalid_on", 0, "devices", "lower",
               "PCIe ACS must be off (ACSCtl SrcValid-) or GPU-NIC traffic detours via the CPU"),
+        same_check("pcie_below_nominal", 0, "devices", "lower",
+              "every NIC and GPU PCIe link at the width (NICs: and speed) it can train to "
+              "(lspci LnkSta = LnkCap; a NIC at x8 is the kernel's 'limited by' case and caps "
+              "its RDMA rate; GPUs lower their link speed when idle, so only their width counts)"),
         same_check("nvidia_peermem", 1, "loaded", "higher",
               "GPUDirect RDMA needs the nvidia_peermem module, else NCCL loses /GDRDMA"),
         same_check("ports_active", n, "ports", "equal",
@@ -32,7 +36,7 @@ def node_section(ctx: PlanContext) -> Section:
         f"nvidia-smi topo -m: each of the {n} back-end NICs at PIX or PXB from its rail's GPU "
         "(PHB/NODE: through the CPU; SYS: the NIC is on the other socket)"))  # fmt: skip
     if not ctx.bonded:  # a LAG device's ibstat rate is not one port's: check members by hand
-        checks.insert(3, same_check("ports_at_rate", n, "ports", "equal",
+        checks.insert(4, same_check("ports_at_rate", n, "ports", "equal",
                                  f"the design runs every port at {rate} Gb/s", target=rate))  # fmt: skip
     if ctx.roce:
         checks += [
@@ -47,6 +51,8 @@ def node_section(ctx: PlanContext) -> Section:
     command = [
         "sudo lspci -vvv | grep 'ACSCtl:'   # every line SrcValid-; no line or <access denied>"
         " means not measured (run as root), never a pass",
+        "sudo lspci -vvv | grep -E '^[0-9a-f]|LnkCap:|LnkSta:'   # each NIC/GPU: LnkSta width"
+        " (NIC: and speed) = LnkCap",
         "lsmod | grep -c '^nvidia_peermem'",
         f"ibstat {dev0}   # State: Active, Rate: {rate}; repeat for each device",
         f"ibv_devinfo -d {dev0} | grep active_mtu   # {opts.mtu}",
