@@ -164,3 +164,21 @@ def test_diff_cli_moved_cable_and_bad_arguments(cli, tmp_path):
     for args in ((str(path),), (str(path), str(path), "--lldp", str(tmp_path / "lldp"))):
         r = cli("diff", *args)
         assert r.code == 2 and "capture" in r.err and "Traceback" not in r.err
+
+
+def test_diff_cli_missing_cable_is_a_removed_link(cli, tmp_path):
+    """A planned cable neither end of which the capture shows (both hosts and the switch
+    report): that link is removed in the as-built design; nothing else differs."""
+    from railplan.design import design_from_json
+    from tests import test_asbuilt as asb
+
+    path = EXAMPLES / "field" / "design.json"
+    design = design_from_json(path.read_text(encoding="utf-8"))
+    names = asb.site_name_map(design, tmp_path / "names.yaml")
+    edges = asb.planned_edges(design)
+    del edges[4]
+    asb.render_lldp(design, edges, tmp_path / "lldp")
+    out = _swap_json(cli, path, "--lldp", str(tmp_path / "lldp"), "--names", str(names))
+    assert out["links"]["removed"] == [design.links[4].id]
+    assert out["links"]["moved"] == out["links"]["swapped"] == out["links"]["added"] == []
+    assert out["links"]["same"] == len(design.links) - 1
