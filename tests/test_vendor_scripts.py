@@ -188,3 +188,25 @@ def test_probe_fails_a_nic_trained_at_x8(tmp_path):
     (tmp_path / "ok").mkdir()
     ok, _ = _probe(tmp_path / "ok", FAKES)
     assert "pcie_below_nominal=0/1" in ok
+
+
+def test_amd_pollara_design_names_ionic_devices_and_reads_pfc_with_dcb(catalog):
+    """An MI300X node with Pollara 400 NICs: ionic_<k> RDMA devices, PFC through iproute2 dcb,
+    no NVIDIA NIC tool in its scripts."""
+    import railplan
+    from railplan.render.scripts import render_scripts
+    from railplan.testplan.assemble import build_testplan
+
+    spec = railplan.spec_from_dict(
+        {
+            "name": "amd-2node",
+            "cluster": {"gpus": 16, "node": "mi300x-8x400g"},
+            "fabric": {"topology": "rail-only", "whole_su": False},
+        }
+    )
+    design = railplan.plan(spec, catalog)
+    plan = build_testplan(design, catalog)
+    assert plan.devices == tuple(f"ionic_{k}" for k in range(8)) and plan.nic_vendor == "AMD"
+    files = render_scripts(plan, design)
+    assert "dcb pfc show dev" in files["node_probe.sh"]
+    assert not [n for n, text in files.items() if NVIDIA_ONLY.search(text)]
