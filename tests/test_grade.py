@@ -65,7 +65,9 @@ def nccl_text(hosts: list[str], busbw: float, wrong: int = 0, op: str = "all_red
     return "\n".join(lines)
 
 
-def lspci(acs_on: bool) -> str:
+def lspci(acs_on: bool, nics: int = 8, narrow_nic: int | None = None) -> str:
+    """PEX switch bridges with ACS, then the NICs (Gen5 x16; ``narrow_nic`` trained at x8) and
+    the GPUs (idle: their link speed down at 2.5GT/s, width x16, as H100s report it)."""
     flag = "+" if acs_on else "-"
     out = []
     for bus in ("15:01.0", "15:02.0", "48:01.0"):
@@ -77,6 +79,17 @@ def lspci(acs_on: bool) -> str:
             "DirectTrans+",
             f"\t\tACSCtl:\tSrcValid{flag} TransBlk- ReqRedir{flag} CmpltRedir{flag} "
             f"UpstreamFwd{flag} EgressCtrl- DirectTrans-",
+        ]
+    for k in range(nics):
+        width = "x8 (downgraded)" if k == narrow_nic else "x16"
+        out += [
+            f"0000:{0x18 + k:02x}:00.0 Infiniband controller: Mellanox Technologies MT2910 Family "
+            "[ConnectX-7]",
+            "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported",
+            f"\t\tLnkSta:\tSpeed 32GT/s, Width {width}",
+            f"0000:{0x98 + k:02x}:00.0 3D controller: NVIDIA Corporation GH100 [H100 SXM5 80GB]",
+            "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported",
+            "\t\tLnkSta:\tSpeed 2.5GT/s (downgraded), Width x16",
         ]
     return "\n".join(out) + "\n"
 

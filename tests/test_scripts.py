@@ -79,7 +79,9 @@ while [[ "$1" == -* ]]; do if [[ "$1" == -o || "$1" == -l ]]; then shift 2; else
 shift
 exec bash -c "$*"
 """,
-    "lspci": "#!/bin/sh\nprintf '00:01.0 PCI bridge: x\\n\\t\\tACSCtl:\\tSrcValid- TransBlk-\\n'\n",
+    "lspci": "#!/bin/sh\nprintf '00:01.0 PCI bridge: x\\n\\t\\tACSCtl:\\tSrcValid- TransBlk-\\n'\n"
+    "printf '18:00.0 Ethernet controller: x\\n\\t\\tLnkCap:\\tPort #0, Speed 32GT/s, Width x16\\n'\n"
+    "printf '\\t\\tLnkSta:\\tSpeed 32GT/s, Width x16\\n'\n",
     "sudo": '#!/bin/sh\n[ "$1" = -n ] && shift\nexec "$@"\n',
     "lsmod": "#!/bin/sh\nprintf 'Module Size Used by\\nnvidia_peermem 16384 0\\n'\n",
     "ibstat": """#!/bin/sh

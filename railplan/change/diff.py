@@ -56,6 +56,8 @@ class DesignDiff:
     bill: tuple[tuple[str, str, float | None, int, int], ...]
     cost_a_usd: float
     cost_b_usd: float
+    #: both bills were given (False when B is a capture: it shows ports, not parts)
+    billed: bool = True
 
     @property
     def identical(self) -> bool:
@@ -119,6 +121,7 @@ class DesignDiff:
                     {"kind": k, "part": p, "length_m": ln, "a": x, "b": y, "delta": y - x}
                     for k, p, ln, x, y in self.bill
                 ],
+                "compared": self.billed,
                 "cost_usd": {
                     "a": self.cost_a_usd,
                     "b": self.cost_b_usd,
@@ -231,4 +234,5 @@ def diff(
         bill=bill,
         cost_a_usd=bom_a.totals.cost_usd if bom_a else 0.0,
         cost_b_usd=bom_b.totals.cost_usd if bom_b else 0.0,
+        billed=bom_a is not None and bom_b is not None,
     )

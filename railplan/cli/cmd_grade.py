@@ -60,6 +60,8 @@ def grade_cmd(
         print_table(rows_table(f"{design.name}: graded results", result.summary_header, rows))
         counts = ", ".join(f"{n} {status}" for status, n in result.counts().items() if n)
         typer.echo(visible(f"{len(result.results)} checks: {counts}"))
+        for rail in result.rails:
+            typer.echo(visible(f"rail fault: {rail.message}"))
         d = result.diagnosis
         for fault in d.node_faults:
             typer.echo(visible(f"node fault: {fault.message}"))

@@ -282,9 +282,9 @@ def _fault_rows(
             continue
         if node not in unsure:
             continue
-        left = [p for p in ev.by_node[node] if not fault_nodes & (set(p.nodes) - {node})]
+        left = [p for p in ev.by_node[node] if p.slow and not fault_nodes & (set(p.nodes) - {node})]
         if not left or all(ev.may(p) & set(suspects) for p in left):
-            continue  # slow only with node faults, or the fabric suspects explain it
+            continue  # slow only with node faults, or the fabric suspects explain every slow pair
         faults.append(_fault(node, partners, (), False, unsure[node]))
         partner = _same_leaf_partner(design, node, exclude=set(partners) | fault_nodes)
         if partner:

@@ -30,7 +30,9 @@ Metrics (``METRICS``), the output each is read from, and its unit:
 - perftest: ``bw_avg_gbps``, ``bw_peak_gbps`` (Gb/s, largest message), ``lat_typical_us``,
   ``lat_avg_us``, ``lat_min_us``, ``lat_max_us``, ``lat_p99_us``, ``lat_p999_us`` (us, smallest
   message);
-- ``lspci -vvv``: ``acs_srcvalid_on`` (alias ``acs_enabled``: devices with ``SrcValid+``);
+- ``lspci -vvv``: ``acs_srcvalid_on`` (alias ``acs_enabled``: devices with ``SrcValid+``),
+  ``pcie_below_nominal`` (NICs and GPUs whose LnkSta is below LnkCap: NIC width or speed, GPU
+  width);
 - ``lsmod``: ``nvidia_peermem`` (1 when loaded);
 - ``ibstat``: ``ports_active``, ``ports_down``, ``ports_at_rate`` (at ``target`` or the
   design's port speed), ``min_rate_gbps``; ``ibv_devinfo``: ``ports_mtu`` (``target`` or 4096);
@@ -67,12 +69,22 @@ scripts write: ``NODE-<node>/{lspci,lsmod,ibstat,ibv_devinfo,roce,topo}.txt``, `
 names (``servers/``, ``summary/``) are ignored. A test with no file is ``missing``; a file that
 cannot be parsed makes its test ``error`` (the message names file and line), and grading goes
 on; an empty as-built file is skipped.
+
+Rails
+-----
+
+After grading, ``field.rails`` reads the single-rail tests (per-link ib_write_bw/lat, pinned
+to one node port each end) and the devices each per-port node check found wrong, and names
+every rail with failed evidence: its node port, device, switch, the failed tests and the
+cables (id, both labels) of the failed ports (``GradeReport.rails``, ``rail_faults`` in JSON,
+``rail fault:`` lines of ``railplan grade``). A port wrong on every node of one rail is the
+rail's fault, so those node checks do not make node faults in the diagnosis.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -83,6 +95,7 @@ from railplan.field.common import FieldInputError, ParseError, read_data
 from railplan.field.diagnose import Diagnosis, PairResult, diagnose
 from railplan.field.measure import Measure
 from railplan.field.names import NameMap
+from railplan.field.rails import RailFault, explained_checks, rail_faults
 from railplan.testplan.assemble import build_testplan
 from railplan.testplan.expectation import (
     GPU_PAIR_METRICS,
@@ -138,6 +151,8 @@ class GradeReport:
     results: tuple[GradeResult, ...]
     diagnosis: Diagnosis
     unmatched: tuple[str, ...] = ()
+    #: rails the failed single-rail tests and per-port node checks point at (``field.rails``)
+    rails: tuple[RailFault, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -185,6 +200,7 @@ class GradeReport:
                 for r in self.results
             ],
             "diagnosis": self.diagnosis.to_json(),
+            "rail_faults": [f.to_json() for f in self.rails],
             "unmatched_files": list(self.unmatched),
         }
 
@@ -270,12 +286,17 @@ def grade(
     found, unmatched = find_results(folder, (e.test_id for e in expectations), manifest)
     measure = Measure(design, _names(design, names, manifest, folder))
     results = [_grade_one(e, found.get(e.test_id, []), measure, folder) for e in expectations]
+    rails = rail_faults(
+        design, expectations, [(r.status, r.measured) for r in results], measure.bad_devices
+    )
+    rail_checks = explained_checks(rails, expectations, measure.bad_devices)
     return GradeReport(
         design=design.name,
         results_dir=str(folder),
         results=tuple(results),
-        diagnosis=_diagnose(design, expectations, results),
+        diagnosis=_diagnose(design, expectations, results, rail_checks),
         unmatched=tuple(str(p.relative_to(folder)) for p in unmatched),
+        rails=rails,
     )
 
 
@@ -348,8 +369,13 @@ def _grade_one(exp: Expectation, files: list[Path], measure: Measure, folder: Pa
 
 
 def _diagnose(
-    design: Design, expectations: Sequence[Expectation], results: Sequence[GradeResult]
+    design: Design,
+    expectations: Sequence[Expectation],
+    results: Sequence[GradeResult],
+    rail_checks: Container[tuple[str, str]] = (),
 ) -> Diagnosis:
+    """Node faults and fabric suspects; ``rail_checks`` are node checks a rail-wide fault
+    explains (a port of that rail wrong on every node is the rail's, not the node's)."""
     nodes = {n.id for n in design.nodes}
     link_port = {}
     cable_link = {c.id: c.link_id for c in design.cables}
@@ -365,7 +391,12 @@ def _diagnose(
         if exp.metric in PAIR_METRICS and len(exp.nodes) == 2 and set(exp.nodes) <= nodes:
             slow_by_test[exp.test_id] = slow_by_test.get(exp.test_id, False) or res.status == "fail"
             pair_exp[exp.test_id] = exp
-        elif exp.metric in NODE_CHECK_METRICS and len(exp.nodes) == 1 and res.status == "fail":
+        elif (
+            exp.metric in NODE_CHECK_METRICS
+            and len(exp.nodes) == 1
+            and res.status == "fail"
+            and (exp.test_id, exp.metric) not in rail_checks
+        ):
             failed[exp.nodes[0]].append(f"{exp.test_id}:{exp.metric}")
     pairs = []
     for tid, slow in slow_by_test.items():

@@ -27,6 +27,9 @@ class Measure:
         self.cache: dict[tuple[str, Path], Any] = {}
         self.cache_devices: dict[str, tuple[str, ...]] = {}
         self.linkq: Any = None
+        #: (test id, metric) -> the RDMA devices a per-port node check found wrong, so that the
+        #: grader can tie them to node ports and rails (``field.rails``)
+        self.bad_devices: dict[tuple[str, str], tuple[str, ...]] = {}
 
     def parsed(self, kind: str, path: Path, parse: Callable[[Path], Any]) -> Any:
         key = (kind, path)
@@ -161,6 +164,20 @@ class Measure:
             detail += ": " + ", ".join(enabled[:6])
         return float(len(enabled)), detail, ""
 
+    def _m_pcie(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """NICs and GPUs whose PCIe link trained below what it can (lspci LnkSta < LnkCap)."""
+        from railplan.field.parse_node import parse_lspci_links_file
+
+        links = [x for p in files for x in self.parsed("pcie", p, parse_lspci_links_file)]
+        if not links:
+            return None, "no LnkCap/LnkSta of a NIC or GPU in lspci -vvv: not measured", "missing"
+        below = [x for x in links if x.below]
+        nics = sum(1 for x in links if x.kind == "nic")
+        detail = f"{len(below)} of {len(links)} links below nominal ({nics} NIC, {len(links) - nics} GPU)"
+        if below:
+            detail += ": " + ", ".join(x.text() for x in below[:4])
+        return float(len(below)), detail, ""
+
     def _m_peermem(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         from railplan.field.parse_node import modules_loaded
 
@@ -181,9 +198,22 @@ class Measure:
         active = [p for p in ports if p.active]
         at_rate = [p for p in active if p.rate_gbps is not None and abs(p.rate_gbps - rate) < 0.5]
         down = [f"{p.ca}/{p.port}" for p in ports if not p.active]
+        slow = [p for p in active if p not in at_rate]
         detail = f"{len(active)}/{len(ports)} ports Active, {len(at_rate)} at {rate:g} Gb/s"
         if down:
             detail += f"; not active: {', '.join(down[:6])}"
+        if slow and exp.metric in ("ports_at_rate", "min_rate_gbps"):
+            detail += "; at another rate: " + ", ".join(
+                f"{p.ca} {p.rate_gbps:g}" if p.rate_gbps is not None else f"{p.ca} ?"
+                for p in slow[:6]
+            )
+        wrong = {
+            "ports_active": [p.ca for p in ports if not p.active],
+            "ports_down": [p.ca for p in ports if not p.active],
+            "ports_at_rate": [p.ca for p in ports if p not in at_rate],
+            "min_rate_gbps": [p.ca for p in ports if p not in at_rate],
+        }[exp.metric]
+        self.bad_devices[exp.test_id, exp.metric] = tuple(dict.fromkeys(wrong))
         value = {
             "ports_active": float(len(active)),
             "ports_down": float(len(down)),
@@ -198,6 +228,9 @@ class Measure:
         ports = [p for path in files for p in self.parsed("ibv", path, parse_ibv_devinfo_file)]
         mtu = exp.target or 4096
         good = [p for p in ports if p[2] == mtu]
+        self.bad_devices[exp.test_id, exp.metric] = tuple(
+            dict.fromkeys(p[0] for p in ports if p[2] != mtu)
+        )
         return float(len(good)), f"{len(good)}/{len(ports)} ports at active MTU {mtu:g}", ""
 
     def _m_roce(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
@@ -209,8 +242,13 @@ class Measure:
             "pfc_lossless": lambda ln: re.search(r"\bpfc=1\b", ln),
             "ecn_enabled": lambda ln: re.search(r"\becn=1\b", ln),
         }[exp.metric]
+        key = {"gid_roce_v2": "", "pfc_lossless": "pfc", "ecn_enabled": "ecn"}[exp.metric]
+        unread = [ln.split()[0] for ln in lines if key and re.search(rf"\b{key}=na\b", ln)]
+        if unread:  # the vendor's tool was absent: not measured, never a pass or a zero
+            return None, f"{key.upper()} not measured on {', '.join(unread[:6])} (na)", "missing"
         good = [ln for ln in lines if test(ln)]
         bad = [ln.split()[0] for ln in lines if not test(ln)]
+        self.bad_devices[exp.test_id, exp.metric] = tuple(dict.fromkeys(bad))
         detail = f"{len(good)}/{len(lines)} devices" + (
             f"; not: {', '.join(bad[:6])}" if bad else ""
         )
@@ -320,6 +358,7 @@ def _lldp(path: Path, device: str | None) -> Any:
 
 _KEYWORDS = {
     "acs": ("lspci", "acs"),
+    "pcie": ("lspci", "pcie"),
     "peermem": ("lsmod", "peermem", "modules"),
     "ibstat": ("ibstat",),
     "ibv_devinfo": ("ibv_devinfo", "devinfo", "mtu"),

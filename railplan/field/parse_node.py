@@ -75,6 +75,71 @@ def parse_lspci_acs_file(path: str | Path) -> AcsReport:
     return parse_lspci_acs(read_text(path), str(path))
 
 
+# -- PCIe links (lspci -vvv LnkCap / LnkSta) --------------------------------------------------------
+
+_LNK = re.compile(
+    r"\bLnk(Cap|Sta):\s*(?:Port #\d+,\s*)?Speed\s+([\d.]+)GT/s[^,]*,\s*Width\s+x(\d+)"
+)
+#: lspci device classes judged: RDMA NICs, and GPUs (NVIDIA's are "3D controller")
+NIC_CLASSES = ("Infiniband controller", "Ethernet controller")
+GPU_CLASSES = ("3D controller", "VGA compatible controller", "Display controller")
+
+
+@dataclass(frozen=True, slots=True)
+class PcieLink:
+    """One NIC's or GPU's PCIe link: what it can train to (LnkCap) and what it did (LnkSta)."""
+
+    device: str
+    kind: str  # "nic" or "gpu"
+    cap_gts: float
+    cap_width: int
+    sta_gts: float
+    sta_width: int
+    line: int
+
+    @property
+    def below(self) -> bool:
+        """Narrower than it can be, or (a NIC) slower: the kernel's "limited by ... x8 link"
+        case. A GPU trains its link speed down when idle (power management), so only its
+        width is judged; a width never changes with load."""
+        if self.sta_width < self.cap_width:
+            return True
+        return self.kind == "nic" and self.sta_gts < self.cap_gts - 1e-9
+
+    def text(self) -> str:
+        return (
+            f"{self.device} ({self.kind}) {self.sta_gts:g}GT/s x{self.sta_width} of "
+            f"{self.cap_gts:g}GT/s x{self.cap_width}"
+        )
+
+
+def parse_lspci_links(text: str, source: str) -> tuple[PcieLink, ...]:
+    """The LnkCap/LnkSta pair of every NIC and GPU in ``lspci -vvv`` output."""
+    no_huge_numbers(text, source)
+    out: list[PcieLink] = []
+    device, kind = "", ""
+    cap: tuple[float, int] | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        if m := _DEVICE.match(line):
+            device, cap = m.group(1), None
+            cls = m.group(2).split(":", 1)[0].strip()
+            kind = "nic" if cls in NIC_CLASSES else "gpu" if cls in GPU_CLASSES else ""
+            continue
+        if not kind or not (m := _LNK.search(line)):
+            continue
+        speed, width = float(m.group(2)), int(m.group(3))
+        if m.group(1) == "Cap":
+            cap = (speed, width)
+        elif cap is not None:
+            out.append(PcieLink(device, kind, cap[0], cap[1], speed, width, number))
+            cap = None
+    return tuple(out)
+
+
+def parse_lspci_links_file(path: str | Path) -> tuple[PcieLink, ...]:
+    return parse_lspci_links(read_text(path), str(path))
+
+
 # -- ibstat -------------------------------------------------------------------------------------
 
 
@@ -211,6 +276,7 @@ __all__ = [
     "AcsControl",
     "AcsReport",
     "IbPort",
+    "PcieLink",
     "modules_loaded",
     "parse_ibstat",
     "parse_ibstat_file",
@@ -218,4 +284,6 @@ __all__ = [
     "parse_ibv_devinfo_file",
     "parse_lspci_acs",
     "parse_lspci_acs_file",
+    "parse_lspci_links",
+    "parse_lspci_links_file",
 ]

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from railplan.change.delta import Delta, DeltaLine, Move
-from railplan.change.diff import DesignDiff
+from railplan.change.diff import DesignDiff, LinkMove
 from railplan.change.grow import Growth
 from railplan.change.preinstall import Choice
 from railplan.field.drift import DriftReport
@@ -315,9 +315,10 @@ def diff_rows(d: DesignDiff) -> list[list[str]]:
     rows += [["switch added", s, "", s] for s in d.switches_added]
     rows += [["switch removed", s, s, ""] for s in d.switches_removed]
     rows += [["switch changed", s, x, y] for s, x, y in d.switches_changed]
-    for x, y in d.swapped:
-        rows.append(["cables swapped", f"{x.cable} <> {y.cable}", f"{x.from_port}", f"{x.to_port}"])
-    rows += [["cable moved", m.cable, m.from_port, m.to_port] for m in d.moved]
+    for x, y in d.swapped:  # one row per cable of the pair, named by its id and both labels
+        rows += [[f"cable swapped with {o.cable}", _labelled(m), m.from_port, m.to_port]
+                 for m, o in ((x, y), (y, x))]  # fmt: skip
+    rows += [["cable moved", _labelled(m), m.from_port, m.to_port] for m in d.moved]
     rows += [["link added", lid, "", lid] for lid in d.links_added]
     rows += [["link removed", lid, lid, ""] for lid in d.links_removed]
     for lid, fields in d.cables_changed:
@@ -330,15 +331,25 @@ def diff_rows(d: DesignDiff) -> list[list[str]]:
     return rows
 
 
+def _labelled(m: LinkMove) -> str:
+    """``C00025 (R0101-U02-N1-nic0 / R0102-U40-...-P1/1)``: a cable with its two labels."""
+    labels = " / ".join(x for x in (m.label_a, m.label_b) if x)
+    return f"{m.cable} ({labels})" if labels else m.cable
+
+
 def diff_summary(d: DesignDiff) -> str:
     if d.identical:
         return f"{d.a} and {d.b} are the same fabric ({d.links_same} links)"
+    bill = (
+        f"bill ${d.cost_a_usd:,.0f} -> ${d.cost_b_usd:,.0f}"
+        if d.billed
+        else "bill not compared (a capture shows ports, not parts)"
+    )
     return (
         f"{d.a} -> {d.b}: {d.links_same} links the same, {len(d.links_added)} added, "
         f"{len(d.links_removed)} removed, {len(d.moved)} moved, {len(d.swapped)} swapped; "
         f"{len(d.switches_added)} switches added, {len(d.switches_removed)} removed; "
-        f"{len(d.cables_changed)} cables changed, {len(d.ports_changed)} ports changed; "
-        f"bill ${d.cost_a_usd:,.0f} -> ${d.cost_b_usd:,.0f}"
+        f"{len(d.cables_changed)} cables changed, {len(d.ports_changed)} ports changed; {bill}"
     )
 
 

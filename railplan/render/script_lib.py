@@ -85,7 +85,7 @@ judge_nccl() {  # judge_nccl TEST THRESHOLD LOG EXIT_STATUS
 }
 """
 
-NODE_PROBE = """#!/usr/bin/env bash
+NODE_PROBE_TEMPLATE = """#!/usr/bin/env bash
 # Collect one node's checks into DIR and judge them (run on the node: directly, over ssh or
 # under srun). Last line: "VERDICT OK|FAIL <figures>[; <problems>]". A check that cannot be
 # measured (missing tool, lspci without root) is a problem, never a zero count.
@@ -104,10 +104,7 @@ problems=()
 for tool in lspci lsmod ibstat ibv_devinfo nvidia-smi; do
   command -v "$tool" > /dev/null || problems+=("$tool not installed")
 done
-if [ "$gid" -ge 0 ] && ! command -v mlnx_qos > /dev/null; then
-  problems+=("mlnx_qos not installed: PFC not measured")
-fi
-if [ "$(id -u)" = 0 ]; then
+@QOS_TOOL@if [ "$(id -u)" = 0 ]; then
   lspci -vvv > "$dir/lspci.txt" 2>&1
 elif sudo -n true 2> /dev/null; then
   # shellcheck disable=SC2024  # the file is ours: only lspci needs root
@@ -134,13 +131,27 @@ for dev in "$@"; do
     for path in "$sys/class/infiniband/$dev/device/net/"*; do
       [ -e "$path" ] && netdev="${path##*/}" && break
     done
-    pfc="$(mlnx_qos -i "$netdev" 2>/dev/null | awk -v p="$prio" '$1 == "enabled" { print $(p + 2) }')"
-    ecn="$(cat "$sys/class/net/$netdev/ecn/roce_np/enable/$prio" 2>/dev/null || echo 0)"
-    printf '%s netdev=%s gid%s=%s pfc=%s ecn=%s\\n' "$dev" "$netdev" "$gid" "$gid_type" \\
+@QOS_READ@    printf '%s netdev=%s gid%s=%s pfc=%s ecn=%s\\n' "$dev" "$netdev" "$gid" "$gid_type" \\
       "${pfc:-0}" "$ecn" >> "$dir/roce.txt"
   fi
 done
 acs="$(grep -c 'ACSCtl:.*SrcValid+' "$dir/lspci.txt" || true)"
+# PCIe: every NIC's LnkSta speed and width, every GPU's width, at its LnkCap (GPUs slow their
+# link when idle); "links below" counts the rest, "links 0" means lspci showed none
+read -r links below <<< "$(awk '
+  /^[0-9a-f]/ { k = ""; c = $0; sub(/^[^ ]+ /, "", c); sub(/:.*/, "", c)
+    if (c == "Infiniband controller" || c == "Ethernet controller") k = "nic"
+    if (c == "3D controller" || c == "VGA compatible controller" || c == "Display controller") k = "gpu"
+    cap = 0; next }
+  k != "" && /LnkCap:|LnkSta:/ && match($0, /Speed [0-9.]+GT\\/s/) {
+    sp = substr($0, RSTART + 6, RLENGTH - 10) + 0
+    if (!match($0, /Width x[0-9]+/)) next
+    w = substr($0, RSTART + 7, RLENGTH - 7) + 0
+    if ($0 ~ /LnkCap:/) { cs = sp; cw = w; cap = 1; next }
+    if (!cap) next
+    n++; cap = 0
+    if (w < cw || (k == "nic" && sp < cs)) b++ }
+  END { print n + 0, b + 0 }' "$dir/lspci.txt")"
 peermem="$(grep -c '^nvidia_peermem' "$dir/lsmod.txt" || true)"
 active="$(grep -c 'State: Active' "$dir/ibstat.txt" || true)"
 # ibstat: "State: Active" then "Rate: 400" for each port; count Active ports at the planned rate
@@ -149,7 +160,7 @@ at_rate="$(awk -v r="$rate" '/State:/ && !/Physical/ { up = ($2 == "Active") }
 mtu_ok="$(awk -v m="$mtu" '$1 == "active_mtu:" && $2 + 0 == m + 0 { n++ } END { print n + 0 }' \\
   "$dir/ibv_devinfo.txt")"
 # nvidia-smi topo -m: the i-th device (of n) must be PIX or PXB from GPU i x gpus / n, the GPU
-# its rail pairs it with; NIC columns are renamed by the "NIC Legend" (NIC0: mlx5_0) when printed
+# its rail pairs it with; NIC columns are renamed by the "NIC Legend" (NIC0: <RDMA device>) when printed
 read -r near far <<< "$(awk -v devs="$*" '
   BEGIN { n = split(devs, d, " ") }
   $1 ~ /^NIC[0-9]+:$/ { k = $1; sub(/:$/, "", k); legend[k] = $2; next }
@@ -165,9 +176,12 @@ read -r near far <<< "$(awk -v devs="$*" '
     }
     print near + 0, (far == "" ? "-" : substr(far, 2))
   }' "$dir/topo.txt")"
-summary="acs_srcvalid_on=$acs nvidia_peermem=$peermem ports_active=$active/$n"
+summary="acs_srcvalid_on=$acs pcie_below_nominal=$below/$links nvidia_peermem=$peermem"
+summary+=" ports_active=$active/$n"
 summary+=" ports_mtu=$mtu_ok/$n"
 [ "$acs" = 0 ] || problems+=("ACS SrcValid+ on $acs device(s)")
+[ "$links" != 0 ] || problems+=("no NIC or GPU PCIe link status in lspci: PCIe not measured")
+[ "$below" = 0 ] || problems+=("$below NIC/GPU PCIe link(s) below LnkCap (lspci LnkSta)")
 [ "$peermem" -ge 1 ] || problems+=("nvidia_peermem not loaded")
 [ "$active" = "$n" ] || problems+=("$active of $n ports Active")
 if [ "$rate" != 0 ]; then  # 0: bonded NICs, whose member ports are checked with ethtool
@@ -181,7 +195,7 @@ if [ "$gid" -ge 0 ]; then
   roce_ok="$(grep -c 'RoCE v2 pfc=1 ecn=1' "$dir/roce.txt" || true)"
   summary+=" roce_ok=$roce_ok/$n"
   [ "$roce_ok" = "$n" ] || problems+=("$roce_ok of $n ports with RoCE v2 GID $gid, PFC and ECN on $prio")
-fi
+@QOS_CHECK@fi
 if [ "${#problems[@]}" -eq 0 ]; then
   printf 'VERDICT OK %s\\n' "$summary"
 else

@@ -18,8 +18,8 @@ from collections.abc import Iterable
 
 from railplan.design import Design
 from railplan.errors import DesignFileError
-from railplan.render.script_lib import LIB, NODE_PROBE
-from railplan.render.scripts_linkq import LINKQ, LINKQ_PROBE
+from railplan.render.script_lib import LIB
+from railplan.render.scripts_linkq import LINKQ_PROBE, linkq_script
 from railplan.render.scripts_slurm import (
     ON_SRUN,
     SBATCH_HEAD,
@@ -27,6 +27,7 @@ from railplan.render.scripts_slurm import (
     SLURM_NODES,
     SLURM_SUBMIT,
 )
+from railplan.render.scripts_vendor import node_probe
 from railplan.render.shell import shell_word, unsafe_names
 from railplan.testplan import PlanTest, TestPlan
 
@@ -258,7 +259,7 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         "hosts": "".join(f"{n.id} slots={design.shape.gpus}\n" for n in design.nodes),
         "switches": "".join(f"{s.id}\n" for s in design.switches),
         "lib.sh": _fill(LIB, values),
-        "node_probe.sh": NODE_PROBE,
+        "node_probe.sh": node_probe(plan.nic_vendor),
     }
     tests = {s.key: s.tests for s in plan.sections}
     files["data/nodes.tsv"] = _tsv(("test", "node"), ((t.id, t.nodes[0]) for t in tests["node"]))
@@ -303,7 +304,8 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
             for t in tests["linkq"]
         ),
     )  # fmt: skip
-    files["linkq_probe.sh"] = LINKQ_PROBE
+    if any(t.nodes for t in tests["linkq"]):  # the probe reads mlx5 counters: mlx5 NICs only
+        files["linkq_probe.sh"] = LINKQ_PROBE
     files["data/nccl.tsv"] = _tsv(
         ("test", "binary", "hosts", "env", "threshold"),
         (
@@ -320,7 +322,7 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         "30_pairs.sh": ("Pair tests: two-node ring all-reduce, round by round", NCCL_RUN + PAIRS),
         "40_nccl.sh": ("NCCL collectives: all_reduce_perf and alltoall_perf", NCCL_RUN + NCCL),
         "50_link_quality.sh": ("Link quality: counters before (start) and after (finish) the soak",
-                               ON_SSH + LINKQ),
+                               ON_SSH + linkq_script(plan.protocol)),
         "run_all.sh": ("Every step in order", RUN_ALL),
     }  # fmt: skip
     for name, (title, body) in steps.items():
@@ -330,7 +332,10 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         "20_rdma": ("Per-link RDMA with srun, round by round", ON_SRUN + RDMA),
         "30_pairs": ("Pair tests with srun, round by round", SLURM_NCCL_RUN + PAIRS),
         "40_nccl": ("NCCL collectives with srun", SLURM_NCCL_RUN + NCCL),
-        "50_link_quality": ("Link quality with srun: sbatch ... start | finish", ON_SRUN + LINKQ),
+        "50_link_quality": (
+            "Link quality with srun: sbatch ... start | finish",
+            ON_SRUN + linkq_script(plan.protocol),
+        ),
     }
     for name, (title, body) in slurm.items():
         head = _fill(SBATCH_HEAD, {**values, "TITLE": title, "NAME": name})

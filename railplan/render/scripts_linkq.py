@@ -87,7 +87,7 @@ else
 fi
 """
 
-LINKQ = """
+LINKQ_TEMPLATE = """
 phase="${1:-}"
 case "$phase" in
   start | finish) ;;
@@ -101,7 +101,60 @@ LQ_TMP="${LQ_TMP:-/tmp/railplan-lq}"  # where each node keeps its snapshots betw
 soak_of() {  # soak_of DIR: seconds between the start and finish snapshots
   echo $(( $(cat "$1/finish.epoch") - $(cat "$1/start.epoch" 2> /dev/null || cat "$1/finish.epoch") ))
 }
-linkq_ib() {  # linkq_ib TEST: ibdiagnet from the first host of the fabric
+@LINKQ_IB@linkq_node() {  # linkq_node TEST NODE: ethtool -S on the node, judged there
+  local test="$1" node="$2" out="$RESULTS/$1" summary
+  mkdir -p "$out"
+  summary="$(on_node "$node" bash -s -- "$LQ_TMP/$test" "$phase" "$RATE_GBPS" \\
+    "$BER_LIMIT" "$MIN_SOAK" "${DEVICES[@]}" < "$HERE/linkq_probe.sh" 2> "$out/$phase.err" \\
+    | tail -n 1)" || true
+  on_node "$node" tar -C "$LQ_TMP/$test" -cf - . < /dev/null 2>> "$out/$phase.err" \\
+    | tar -C "$out" -xf - 2>> "$out/$phase.err" || true
+  probe_verdict "$test" "$summary"
+}
+linkq_switch() {  # linkq_switch TEST SWITCH: SONiC show interfaces counters fec-stats
+  local test="$1" sw="$2" out="$RESULTS/$1" soak grew
+  mkdir -p "$out"
+  remote "$sw" show interfaces counters fec-stats > "$out/fec-stats-$phase.txt" 2> /dev/null \\
+    < /dev/null || true
+  date +%s > "$out/$phase.epoch"
+  if ! grep -q 'FEC_UNCORR' "$out/fec-stats-$phase.txt"; then
+    verdict "$test" FAIL "no 'show interfaces counters fec-stats' from $sw ($phase): not measured"
+    return
+  fi
+  if [ "$phase" = start ]; then
+    verdict "$test" OK "start snapshot of $sw"
+    return
+  fi
+  soak="$(soak_of "$out")"
+  grew="$(awk '
+    $1 == "IFACE" { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    !("FEC_UNCORR" in c) || $1 ~ /^-+$/ || NF < 5 { next }
+    { v = $(c["FEC_UNCORR"]); gsub(/,/, "", v) }
+    FNR == NR { a[$1] = v; next }
+    v ~ /^[0-9]+$/ && v - a[$1] > 0 { g = g "," $1 "+" (v - a[$1]) }
+    END { print (g == "" ? "-" : substr(g, 2)) }' \\
+    "$out/fec-stats-start.txt" "$out/fec-stats-finish.txt" 2> /dev/null)"
+  if [ ! -f "$out/fec-stats-start.txt" ] || [ "$soak" -lt "$MIN_SOAK" ]; then
+    verdict "$test" FAIL "soak=${soak}s: shorter than $MIN_SOAK s or no start snapshot"
+  elif [ "$grew" != "-" ]; then
+    verdict "$test" FAIL "soak=${soak}s; FEC_UNCORR grew on $grew"
+  else
+    verdict "$test" OK "soak=${soak}s; no uncorrectable FEC codeword on any port"
+  fi
+}
+log "link quality ($phase): $(rows linkq.tsv | wc -l) test(s)"
+while IFS=$'\\t' read -r test where name; do
+  case "$where" in
+@LINKQ_IB_CASE@    node) linkq_node "$test" "$name" &
+      ;;
+    switch) linkq_switch "$test" "$name" &
+      ;;
+  esac
+done < <(rows linkq.tsv)
+wait
+"""
+
+LINKQ_IB = """linkq_ib() {  # linkq_ib TEST: ibdiagnet from the first host of the fabric
   local test="$1" out="$RESULTS/$1" first soak
   first="$(awk 'NF { print $1; exit }' "$HOSTFILE")"
   mkdir -p "$out/$phase"
@@ -159,56 +212,21 @@ linkq_ib() {  # linkq_ib TEST: ibdiagnet from the first host of the fabric
     verdict "$test" OK "$detail"
   fi
 }
-linkq_node() {  # linkq_node TEST NODE: ethtool -S on the node, judged there
-  local test="$1" node="$2" out="$RESULTS/$1" summary
-  mkdir -p "$out"
-  summary="$(on_node "$node" bash -s -- "$LQ_TMP/$test" "$phase" "$RATE_GBPS" \\
-    "$BER_LIMIT" "$MIN_SOAK" "${DEVICES[@]}" < "$HERE/linkq_probe.sh" 2> "$out/$phase.err" \\
-    | tail -n 1)" || true
-  on_node "$node" tar -C "$LQ_TMP/$test" -cf - . < /dev/null 2>> "$out/$phase.err" \\
-    | tar -C "$out" -xf - 2>> "$out/$phase.err" || true
-  probe_verdict "$test" "$summary"
-}
-linkq_switch() {  # linkq_switch TEST SWITCH: SONiC show interfaces counters fec-stats
-  local test="$1" sw="$2" out="$RESULTS/$1" soak grew
-  mkdir -p "$out"
-  remote "$sw" show interfaces counters fec-stats > "$out/fec-stats-$phase.txt" 2> /dev/null \\
-    < /dev/null || true
-  date +%s > "$out/$phase.epoch"
-  if ! grep -q 'FEC_UNCORR' "$out/fec-stats-$phase.txt"; then
-    verdict "$test" FAIL "no 'show interfaces counters fec-stats' from $sw ($phase): not measured"
-    return
-  fi
-  if [ "$phase" = start ]; then
-    verdict "$test" OK "start snapshot of $sw"
-    return
-  fi
-  soak="$(soak_of "$out")"
-  grew="$(awk '
-    $1 == "IFACE" { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    !("FEC_UNCORR" in c) || $1 ~ /^-+$/ || NF < 5 { next }
-    { v = $(c["FEC_UNCORR"]); gsub(/,/, "", v) }
-    FNR == NR { a[$1] = v; next }
-    v ~ /^[0-9]+$/ && v - a[$1] > 0 { g = g "," $1 "+" (v - a[$1]) }
-    END { print (g == "" ? "-" : substr(g, 2)) }' \\
-    "$out/fec-stats-start.txt" "$out/fec-stats-finish.txt" 2> /dev/null)"
-  if [ ! -f "$out/fec-stats-start.txt" ] || [ "$soak" -lt "$MIN_SOAK" ]; then
-    verdict "$test" FAIL "soak=${soak}s: shorter than $MIN_SOAK s or no start snapshot"
-  elif [ "$grew" != "-" ]; then
-    verdict "$test" FAIL "soak=${soak}s; FEC_UNCORR grew on $grew"
-  else
-    verdict "$test" OK "soak=${soak}s; no uncorrectable FEC codeword on any port"
-  fi
-}
-log "link quality ($phase): $(rows linkq.tsv | wc -l) test(s)"
-while IFS=$'\\t' read -r test where name; do
-  case "$where" in
-    fabric) linkq_ib "$test" ;;
-    node) linkq_node "$test" "$name" &
-      ;;
-    switch) linkq_switch "$test" "$name" &
-      ;;
-  esac
-done < <(rows linkq.tsv)
-wait
 """
+LINKQ_IB_CASE = """    fabric) linkq_ib "$test" ;;
+"""
+
+
+def linkq_script(protocol: str) -> str:
+    """50_link_quality's body: with the ibdiagnet step on InfiniBand only (an Ethernet fabric
+    has no subnet for ibdiagnet or ibqueryerrors to read)."""
+    if protocol == "infiniband":
+        return LINKQ_TEMPLATE.replace("@LINKQ_IB@", LINKQ_IB).replace(
+            "@LINKQ_IB_CASE@", LINKQ_IB_CASE
+        )
+    body = LINKQ_TEMPLATE.replace("EFF_LIMIT=@EFFLIMIT@\n", "")  # read by ibdiagnet's step only
+    return body.replace("@LINKQ_IB@", "").replace("@LINKQ_IB_CASE@", "")
+
+
+#: the InfiniBand body (every step)
+LINKQ = linkq_script("infiniband")

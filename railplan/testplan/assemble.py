@@ -69,4 +69,5 @@ def build_testplan(
         link_groups=groups,
         devices=devices,
         options=options,
+        nic_vendor=r.nic_vendor,
     )

@@ -15,7 +15,8 @@ from railplan.testplan.prediction import Predictor
 
 
 def device_names(design: Design, catalog: Catalog, options: TestPlanOptions) -> tuple[str, ...]:
-    """RDMA device of each node port: the options' list, else by NIC vendor and port index.
+    """RDMA device of each node port: the options' list, else by NIC vendor and port index
+    (``mlx5_<p>`` NVIDIA, ``bnxt_re<p>`` Broadcom, ``ionic_<p>`` AMD).
 
     Bonded NICs (``cluster.bonding``, RoCE LAG) are one RDMA device over their ports:
     ``mlx5_bond_<k>`` on NVIDIA ConnectX (the mlx5 RoCE LAG device), ``bnxt_re_bond<k>`` on
@@ -45,7 +46,10 @@ def device_names(design: Design, catalog: Catalog, options: TestPlanOptions) -> 
     if bonded:
         prefix = "bnxt_re_bond" if broadcom else "mlx5_bond_"
         return tuple(f"{prefix}{p // per}" for p in range(ports))
-    prefix = "bnxt_re" if broadcom else "mlx5_"
+    # AMD Pensando Pollara (the ionic RDMA driver) names its devices ionic_<k>, as
+    # NCCL_IB_HCA=ionic_0,... lists them on AMD AI NIC clusters
+    amd = nic is not None and nic.vendor.lower() == "amd"
+    prefix = "bnxt_re" if broadcom else "ionic_" if amd else "mlx5_"
     return tuple(f"{prefix}{p}" for p in range(ports))
 
 

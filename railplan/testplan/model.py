@@ -130,6 +130,8 @@ class TestPlan:
     link_groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
     devices: tuple[str, ...] = ()
     options: TestPlanOptions = field(default_factory=TestPlanOptions)
+    #: the NIC vendor (catalog): the node checks use its tools (``render.scripts_vendor``)
+    nic_vendor: str = ""
 
     def tests(self) -> Iterator[PlanTest]:
         for section in self.sections:

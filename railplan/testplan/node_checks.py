@@ -17,6 +17,10 @@ def node_section(ctx: PlanContext) -> Section:
     checks = [
         same_check("acs_srcvalid_on", 0, "devices", "lower",
               "PCIe ACS must be off (ACSCtl SrcValid-) or GPU-NIC traffic detours via the CPU"),
+        same_check("pcie_below_nominal", 0, "devices", "lower",
+              "every NIC and GPU PCIe link at the width (NICs: and speed) it can train to "
+              "(lspci LnkSta = LnkCap; a NIC at x8 is the kernel's 'limited by' case and caps "
+              "its RDMA rate; GPUs lower their link speed when idle, so only their width counts)"),
         same_check("nvidia_peermem", 1, "loaded", "higher",
               "GPUDirect RDMA needs the nvidia_peermem module, else NCCL loses /GDRDMA"),
         same_check("ports_active", n, "ports", "equal",
@@ -32,7 +36,7 @@ def node_section(ctx: PlanContext) -> Section:
         f"nvidia-smi topo -m: each of the {n} back-end NICs at PIX or PXB from its rail's GPU "
         "(PHB/NODE: through the CPU; SYS: the NIC is on the other socket)"))  # fmt: skip
     if not ctx.bonded:  # a LAG device's ibstat rate is not one port's: check members by hand
-        checks.insert(3, same_check("ports_at_rate", n, "ports", "equal",
+        checks.insert(4, same_check("ports_at_rate", n, "ports", "equal",
                                  f"the design runs every port at {rate} Gb/s", target=rate))  # fmt: skip
     if ctx.roce:
         checks += [
@@ -47,6 +51,8 @@ def node_section(ctx: PlanContext) -> Section:
     command = [
         "sudo lspci -vvv | grep 'ACSCtl:'   # every line SrcValid-; no line or <access denied>"
         " means not measured (run as root), never a pass",
+        "sudo lspci -vvv | grep -E '^[0-9a-f]|LnkCap:|LnkSta:'   # each NIC/GPU: LnkSta width"
+        " (NIC: and speed) = LnkCap",
         "lsmod | grep -c '^nvidia_peermem'",
         f"ibstat {dev0}   # State: Active, Rate: {rate}; repeat for each device",
         f"ibv_devinfo -d {dev0} | grep active_mtu   # {opts.mtu}",
@@ -55,7 +61,7 @@ def node_section(ctx: PlanContext) -> Section:
     if ctx.roce:
         command += [
             f"cat /sys/class/infiniband/{dev0}/ports/1/gid_attrs/types/{opts.gid_index}",
-            f"mlnx_qos -i $(ibdev2netdev | awk '$1==\"{dev0}\"{{print $5}}')",
+            *_qos_commands(ctx.rates.nic_vendor, dev0, prio),
         ]
     tests = tuple(
         PlanTest(
@@ -74,7 +80,7 @@ def node_section(ctx: PlanContext) -> Section:
         "Run on every node before any fabric test. A node failing here explains any slow "
         "result it takes part in (ACS on halves bandwidth). Devices "
         f"{', '.join(ctx.devices)} are node ports 0..{shape.ports - 1}; confirm with "
-        "ibdev2netdev."
+        + ("ibdev2netdev." if _nvidia(ctx.rates.nic_vendor) else "rdma link show (iproute2).")
     )
     if ctx.bonded:
         intro += (
@@ -83,6 +89,31 @@ def node_section(ctx: PlanContext) -> Section:
             "ethtool on its netdev (the LAG device's ibstat rate is not a member port's)."
         )
     return Section("node", "Node checks", intro, tests)
+
+
+def _nvidia(vendor: str) -> bool:
+    """NVIDIA ConnectX (mlx5) NICs, and an unknown NIC (the mlx5 device names are the default)."""
+    return vendor.lower() in ("", "nvidia", "mellanox")
+
+
+def _qos_commands(vendor: str, dev: str, prio: int) -> list[str]:
+    """The PFC and ECN reads the NIC vendor documents (``render.scripts_vendor``)."""
+    if _nvidia(vendor):
+        return [f"mlnx_qos -i $(ibdev2netdev | awk '$1==\"{dev}\"{{print $5}}')"]
+    netdev = f"$(rdma link show {dev}/1 | awk '{{print $NF}}')"
+    if vendor.lower() == "broadcom":
+        return [
+            f"niccli -dev $(basename $(readlink -f /sys/class/infiniband/{dev}/device)) get_qos"
+            f"   # IEEE 8021QAZ PFC TLV: PFC enabled: {prio}",
+            f"cat /sys/kernel/config/bnxt_re/{dev}/ports/1/cc/ecn_enable   # 0x1 (bnxt_re "
+            f"congestion control, as bnxt_setupcc.sh sets it; mkdir /sys/kernel/config/bnxt_re/"
+            f"{dev} first)",
+        ]
+    return [
+        f"dcb pfc show dev {netdev}   # prio-pfc {prio}:on (iproute2, kernel DCB)",
+        "# ECN (DCQCN): read it with the NIC vendor's tool; railplan knows no vendor-neutral "
+        "read (not measured)",
+    ]
 
 
 def rail_gpu(index: int, devices: int, gpus: int) -> int:
