@@ -49,10 +49,6 @@ def test_every_bundled_price_has_a_kind_a_reference_and_a_date() -> None:
     assert seen >= 100
 
 
-@pytest.mark.xfail(
-    reason="merge of issues 27/28 (new catalog entries and bill.media) left this check failing; open, see the closing note",
-    strict=False,
-)
 def test_switches_nics_and_transceivers_are_sourced_or_say_no_figure_exists() -> None:
     """list/reseller/quote with a reference; an estimate only where the catalog says no public
     figure was found (for every switch, NIC and transceiver: a superset of the billed ones)."""

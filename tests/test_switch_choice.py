@@ -34,10 +34,12 @@ def switches_only(catalog: Catalog):  # type: ignore[no-untyped-def]
     return lambda design: bom(design, catalog)
 
 
-def test_picks_the_cheaper_of_two_allowed_models(catalog: Catalog) -> None:
+def test_picks_the_cheaper_of_two_allowed_models() -> None:
+    # the bundled 51.2T switches share one reseller range: make the white box the cheaper
+    catalog = catalog_with({"cx864e-n": 190_000, "sn5600": 200_000})
     spec = make_spec(256, switches=["sn5600", "cx864e-n"])
     design, report = choose(spec, catalog, "cost")
-    assert {sw.model for sw in design.switches} == {"cx864e-n"}  # 60,000 vs 70,000 USD
+    assert {sw.model for sw in design.switches} == {"cx864e-n"}  # 190,000 vs 200,000 USD
     assert report.status == "OPTIMAL"
     assert report.best_bound == report.objective_value and report.gap == 0.0
     assert [b.label for b in report.bases] == ["cx864e-n", "sn5600"]
@@ -55,7 +57,8 @@ def test_objective_decides_between_cheap_and_frugal(catalog: Catalog) -> None:
     assert {sw.model for sw in by_cost.switches} == {"sn5600"}
     assert {sw.model for sw in by_power.switches} == {"cx864e-n"}
     n = len(by_cost.switches)
-    assert cost_report.bases[0].cost_usd - cost_report.objective_value == n * 10_000
+    dearer = cheap_sn.switch("cx864e-n").price_usd.value - 50_000
+    assert cost_report.bases[0].cost_usd - cost_report.objective_value == n * dearer
     assert power_report.objective == "power"
     assert power_report.objective_value == min(b.power_w for b in power_report.bases)
 

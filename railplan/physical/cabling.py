@@ -16,6 +16,7 @@ from railplan.design.link_table import LinkTable, link_table
 from railplan.physical import media
 from railplan.physical.floor import End, Floor, node_slots, switch_units
 from railplan.physical.labels import PortNames, end_labeller, link_colours, short_names
+from railplan.physical.media_policy import OPTICS, optics_demand
 from railplan.physical.physical_ids import direct_ids
 from railplan.physical.plant import PlantReachError, PlantResult, build_plant, shift_ids
 from railplan.spec.labels import LabelTemplate, parse_label_template
@@ -105,19 +106,24 @@ def build_cables(
     catalog: Catalog,
     where: Mapping[str, Position],
     lengths: Mapping[str, float] | None = None,
+    media_policy: str = "cheapest",
 ) -> Cabling:
     """One Cable per link: media chosen per cage component at the routed length, labels per the
     layout's template, colour by rail or plane; the fibre plant where media need it; with the
     media's cost, power and notes. Physical cables are numbered ``P00001`` on in technician
     order, the point-to-point ones first, then the plant's harnesses, trunks and cords.
 
+    ``media_policy`` is the spec's ``bill.media``: under ``copper-in-rack`` every link between
+    two racks runs on optics (copper only inside a rack).
+
     Raises InfeasibleError naming the link and its length when no catalog part reaches it.
     """
     routed = dict(lengths) if lengths is not None else routed_lengths(design, floor, where)
     order = technician_order(design, where, floor)
     table = link_table(design, catalog)
+    optics = optics_demand(media_policy, design.links, where)
     assignment, (phys, legs), plant = _media_and_plant(
-        design, floor, catalog, where, routed, order, table
+        design, floor, catalog, where, routed, order, table, optics
     )
     names = short_names(design)
     switches = design.switch_by_id()
@@ -207,6 +213,7 @@ def _media_and_plant(
     routed: Mapping[str, float],
     order: list[Link],
     table: LinkTable,
+    optics: Mapping[str, str] | None = None,
 ) -> tuple[media.Assignment, tuple[list[str], list[str]], PlantResult]:
     """Media, physical ids and the fibre plant. Plant channels that come out longer than
     their modules reach (their panels stand further apart than their switches, or the next
@@ -218,7 +225,7 @@ def _media_and_plant(
     ``order``, the plant's pieces the numbers after them (the plant numbers its own from 1
     while it is tried, then moves them up). Ids and legs come as lists in ``order`` ("" for a
     link through the plant)."""
-    fibre: dict[str, str] = {}
+    fibre: dict[str, str] = dict(optics or {})  # OPTICS: optics of either fibre (media policy)
     direct: set[str] = set()
     planned: set[str] | None = None  # the links the first assignment sent through the plant
     limit = len(design.links) * 4 + 10
@@ -231,7 +238,7 @@ def _media_and_plant(
                 design, floor, catalog, where, assignment.choices, order, _numbering(limit)
             )
         except PlantReachError as exc:
-            if exc.fibre == "mmf" and any(link not in fibre for link in exc.links):
+            if exc.fibre == "mmf" and any(fibre.get(x, "") in ("", OPTICS) for x in exc.links):
                 fibre.update({link: "smf" for link in exc.links})
             elif any(link not in direct for link in exc.links):
                 direct.update(exc.links)
@@ -241,7 +248,8 @@ def _media_and_plant(
         break
     phys, legs, cables = direct_ids(catalog, order, table, assignment.choices, _numbering(limit))
     plant = shift_ids(plant, cables)
-    notes = _retry_notes(fibre, direct, planned, assignment.choices)
+    retried = {k: v for k, v in fibre.items() if v == "smf"}  # the loop's only fibre demand
+    notes = _retry_notes(retried, direct, planned, assignment.choices)
     if notes:
         plant = dataclasses.replace(plant, notes=(*plant.notes, *notes))
     return assignment, (phys, legs), plant

@@ -38,6 +38,7 @@ from railplan.physical.media_plans import (
     per_link_choices,
     plans_for,
 )
+from railplan.physical.media_policy import OPTICS
 
 FIX_HINT = "add one to catalogs/optics.yaml"
 
@@ -53,7 +54,8 @@ class LinkRun(NamedTuple):
     length_m: float
     a: CageEnd
     b: CageEnd
-    #: "" for any media, "mmf" or "smf" to insist on optics of that fibre
+    #: "" for any media, "mmf" or "smf" to insist on optics of that fibre, OPTICS
+    #: ("optics") on optics of either (``bill.media: copper-in-rack`` between racks)
     fibre: str = ""
     #: the protocol the link runs ("" = any part, whatever protocols it lists)
     protocol: str = ""
@@ -170,16 +172,22 @@ def _check_ends(
 
 
 def _fibre_demand(runs: Sequence[LinkRun] | Mapping[int, LinkRun], members: Sequence[int]) -> str:
+    """What the component's links ask of its media: "" anything, OPTICS optics of either fibre
+    (a cage-tied component is decided at once, so one link between racks puts all of it on
+    optics), "mmf" or "smf" optics of that fibre (which also satisfies OPTICS)."""
     wanted: dict[str, str] = {}
+    optics = False
     for i in members:
-        if runs[i].fibre:
+        if runs[i].fibre == OPTICS:
+            optics = True
+        elif runs[i].fibre:
             wanted.setdefault(runs[i].fibre, runs[i].link_id)
     if len(wanted) <= 1:
-        return next(iter(wanted), "")
+        return next(iter(wanted), OPTICS if optics else "")
     on_cage: dict[tuple[str, int], dict[str, str]] = defaultdict(dict)
     for i in members:
         for end in (runs[i].a, runs[i].b):
-            if end.ports_per_cage > 1 and runs[i].fibre:
+            if end.ports_per_cage > 1 and runs[i].fibre not in ("", OPTICS):
                 on_cage[end.key].setdefault(runs[i].fibre, runs[i].link_id)
     for (device, cage), kinds in sorted(on_cage.items()):
         if len(kinds) > 1:

@@ -48,6 +48,7 @@ from railplan.physical.media_plans import (
     catalog_index,
     per_link_choices,
 )
+from railplan.physical.media_policy import OPTICS
 from railplan.validate import wiring_known_sound
 
 
@@ -221,11 +222,13 @@ def assign_design(
     runs = struct.runs
     fibre = fibre or {}
     lengths = _lengths(runs, lengths_m)
-    if any(v not in ("", "mmf", "smf") for v in fibre.values()):
+    if any(v not in ("", "mmf", "smf", OPTICS) for v in fibre.values()):
         for run in runs:
             asked = fibre.get(run.link_id, "")
-            if asked not in ("", "mmf", "smf"):
-                raise InfeasibleError(f"link {run.link_id}: fibre {asked!r} is not mmf or smf")
+            if asked not in ("", "mmf", "smf", OPTICS):
+                raise InfeasibleError(
+                    f"link {run.link_id}: fibre {asked!r} is not mmf, smf or {OPTICS}"
+                )
     if struct.problem is not None:
         raise struct.problem
     wanted = {k: v for k, v in fibre.items() if v}

@@ -16,6 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from railplan.catalog import LENGTH_EPS_M, Cable, Transceiver, cage_accepts
+from railplan.physical.media_policy import OPTICS
 from railplan.physical.media_types import (
     KIND_ORDER,
     CatalogIndex,
@@ -59,9 +60,10 @@ def plans_for(idx: CatalogIndex, comp: Component) -> tuple[Plan, ...]:
         if not comp.fibre:
             plans += _straight_plans(idx, comp)
             plans += _splitter_plans(idx, comp)
+        fibre = "" if comp.fibre == OPTICS else comp.fibre  # optics of either fibre
         per_cage = [
             idx.modules_for(
-                ff, ppc, comp.speed, comp.fibre, comp.protocol, comp.vendor(c), comp.lanes_of(c)
+                ff, ppc, comp.speed, fibre, comp.protocol, comp.vendor(c), comp.lanes_of(c)
             )
             for c, (ff, ppc) in enumerate(comp.cages)
         ]

@@ -60,7 +60,7 @@ def complete(
     where = positions(design, floor, catalog, placed.rack, placed.u)
     lengths = routed_lengths(design, floor, where)
     say("choosing media and cabling")
-    cabling = build_cables(design, floor, catalog, where, lengths)
+    cabling = build_cables(design, floor, catalog, where, lengths, spec.bill.media)
     say(f"cabling: {len(cabling.cables)} cables, media ${cabling.cost_usd:,.0f}")
     placed_all = placements_of(where) + cabling.panel_placements
     done = dataclasses.replace(

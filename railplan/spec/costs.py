@@ -8,6 +8,7 @@ Defaults and where they come from:
   about 8 cents per kWh in 2024 (US EIA, Electric Power Monthly, Table 5.6.A).
 - ``costs.pue`` 1.56: the industry-average power usage effectiveness of the Uptime Institute
   Global Data Center Survey 2024; a new AI hall is often nearer 1.2-1.3.
+- ``bill.media`` cheapest: any part that reaches, priced; fibre and copper-in-rack narrow it.
 - ``costs.draws`` 2000 and ``costs.seed`` 0: the Monte Carlo over price ranges (same seed,
   same figures).
 - ``spares.service_level`` 0.95: the chance that the spares on a site cover every failure
@@ -21,7 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-MEDIA_POLICIES = ("cheapest", "fibre")
+MEDIA_POLICIES = ("cheapest", "fibre", "copper-in-rack")
 
 
 class _Strict(BaseModel):
@@ -29,12 +30,17 @@ class _Strict(BaseModel):
 
 
 class BillSpec(_Strict):
-    """What the bill may use: ``media`` cheapest (any part that reaches) or fibre (optics and
-    fibre cords only, as NVIDIA's reference bills)."""
+    """What the bill may use: ``media`` cheapest (any part that reaches), fibre (optics and
+    fibre cords only, as NVIDIA's reference bills) or copper-in-rack (the cheapest part that
+    reaches, DAC/ACC where it does, for a link inside one rack; optics and fibre for every link
+    between racks)."""
 
-    media: Literal["cheapest", "fibre"] = Field(
+    media: Literal["cheapest", "fibre", "copper-in-rack"] = Field(
         "cheapest",
-        description="cheapest | fibre (transceivers and fibre throughout, no copper or AOC)",
+        description=(
+            "cheapest | fibre (transceivers and fibre throughout, no copper or AOC) | "
+            "copper-in-rack (copper where reach allows inside a rack, fibre between racks)"
+        ),
     )
 
 
