@@ -159,15 +159,22 @@ def even_su_sizes(spec: Spec, catalog: Catalog, model: SwitchModel) -> list[int]
         leaf = tier_split(
             model, speeds.leaf_down, speeds.leaf_up, spec.fabric.oversubscription_fraction
         )
-        most = reserve(spec, rails_per_plane(shape), ports_per_rail(shape)).su_active(leaf.down)
+        res = reserve(spec, rails_per_plane(shape), ports_per_rail(shape))
     except RailplanError:
         return []
+    most = res.su_active(leaf.down)
     nodes = spec.cluster.gpus // shape.gpus
     if most < 1 or nodes < 1:
         return []
     fewest = math.ceil(nodes / most)
     sizes = {math.ceil(nodes / k) for k in (fewest, fewest + 1)}
-    return sorted((n for n in sizes if n < most), reverse=True)
+    # only sizes whose leaves need fewer uplinks than a full SU's: the rest wire the same
+    # upper tiers with more leaves
+    ppr = ports_per_rail(shape)
+    return sorted(
+        (n for n in sizes if n < most and leaf.up_for(res.per_leaf + n * ppr) < leaf.up),
+        reverse=True,
+    )
 
 
 def excluded(family: str, model: SwitchModel) -> str | None:

@@ -328,7 +328,15 @@ def lost_reason(ev: Evaluation, best: Evaluation | None) -> str:
     if ev.check_problems:
         return f"fails railplan check: {ev.check_problems[0]}"
     if bad:
-        return "fails " + "; ".join(v.sentence() for v in bad)
+        said = [v.sentence() for v in bad]
+        if ev.figures.get("alltoall_ceiling"):
+            said = [
+                t.replace("alltoall ", "alltoall at most ", 1) + " by the closed-form ceiling"
+                if t.startswith("alltoall ")
+                else t
+                for t in said
+            ]
+        return "fails " + "; ".join(said)
     if best is None:
         return "no design meets the requirements"
     extra = ev.cost_usd - best.cost_usd
