@@ -422,3 +422,18 @@ def test_qm8700_is_a_40_port_hdr_switch(catalog: Catalog) -> None:
     assert sw.price_usd.source.kind == "estimate" and sw.price_usd.low < sw.price_usd.high
     node = catalog.node("dgx-a100")
     assert node.gpus == 8 and node.nics == 8 and catalog.nic(node.nic).port_speed_gbps == 200
+
+
+@pytest.mark.skipif(not SLOW, reason="a 12,800-GPU recommend search: set RAILPLAN_SLOW=1")
+def test_radix40_recommendation_within_10pct_of_its_bound(catalog: Catalog) -> None:
+    """recommend at 12,800 GPUs of DGX A100 on QM8700 takes the two-plane ROFT (1,680
+    switches against the 1,600 bound). pairs_full 0.8: under the ECMP routing railplan models
+    for ROFT, no 3-tier candidate has every pair test at full rate."""
+    from railplan.advise import recommend
+
+    spec = make_spec(12800, "dgx-a100", switches=["qm8700"], topology="auto")
+    rec = recommend(spec, catalog, {"pairs_full": 0.8}, workers=2)
+    best = rec.recommended
+    assert best is not None and best.meets
+    assert best.summary["switches"]["total"] == 1680
+    assert best.summary["switches"]["total"] <= 1.1 * best.summary["lower_bound_switches"]
