@@ -60,11 +60,13 @@ def main() -> None:
     args = ap.parse_args()
     print(f"shortlist {', '.join(SHORTLIST)}; dgx-h100; {args.workers} worker(s)")
     print(
-        f"{'GPUs':>8} {'wall s':>8} {'target':>7} {'cands':>6} {'evald':>6} {'pruned':>6}  answer"
+        f"{'GPUs':>8} {'wall s':>8} {'cpu s':>7} {'target':>7} {'cands':>6} {'evald':>6} "
+        f"{'pruned':>6} {'load':>5}  answer"
     )
     for label, gpus in ROWS:
         if args.only and args.only not in label:
             continue
+        load = os.getloadavg()[0]  # the machine is shared: the 1-minute load when the row starts
         wall, cpu, data = run(gpus, args.workers)
         s = data["search"]
         rec = data["recommended"]
@@ -72,7 +74,7 @@ def main() -> None:
         target = f"{TARGET_S[label]:.0f}" if label in TARGET_S else "-"
         print(
             f"{gpus:>8,} {wall:>8.1f} {cpu:>7.1f} {target:>7} {s['candidates']:>6} {s['evaluated']:>6} "
-            f"{s['pruned']:>6}  {answer}"
+            f"{s['pruned']:>6} {load:>5.1f}  {answer}"
         )
 
 

@@ -383,3 +383,57 @@ def test_a_grouped_spine_reached_across_groups_is_caught(catalog: Catalog) -> No
     links[i] = dataclasses.replace(links[i], b_device=other)
     broken = dataclasses.replace(d, links=tuple(links))
     assert any("rail group" in p or "uneven" in p for p in check(broken, catalog))
+
+
+# -- radix 40: Quantum QM8700 HDR ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("planes", "counts"),
+    [
+        (1, {"leaf": 640, "spine": 800, "core": 320, "total": 1760}),
+        (2, {"leaf": 640, "spine": 640, "core": 400, "total": 1680}),
+    ],
+)
+def test_radix40_roft_at_12800_gpus_near_its_bound(
+    catalog: Catalog, planes: int, counts: dict[str, int]
+) -> None:
+    """1,600 DGX A100 (8 x HDR 200G) on 40-port QM8700: a 1:1 leaf has 20 down and 20 up
+    ports, so 12,800 NIC ports take 640 leaves, and a 3-tier fabric needs at least 640
+    spines and 320 cores (1,600). One plane: a 20-down-port spine holds 2 SUs of 8 leaves
+    (16 of 20 ports), 40 pods of 20 spines. Two planes of 4 rails: a pod holds 5 SUs (20
+    leaves, every spine port), 16 pods a plane; each spine position's 320 core links take
+    10 cores of 32 ports. Both within 10% of the bound.
+    """
+    d = plan(make_spec(12800, "dgx-a100", switches=["qm8700"], planes=planes), catalog)
+    assert d.switch_counts() == counts and d.sizing.tiers == 3
+    assert d.sizing.lower_bound_switches == 1600
+    assert counts["total"] <= 1.1 * d.sizing.lower_bound_switches
+    links = d.link_counts()
+    assert links["node_leaf"] == links["leaf_spine"] == links["spine_core"] == 12800
+    assert check(d, catalog) == []
+
+
+def test_qm8700_is_a_40_port_hdr_switch(catalog: Catalog) -> None:
+    """NVIDIA QM87xx user manual: 40 QSFP56 ports of HDR 200 Gb/s (80 HDR100 with splitters)."""
+    sw = catalog.switch("qm8700")
+    assert sw.protocol == "infiniband" and sw.form_factor == "qsfp56"
+    assert sw.radix(200) == 40 and sw.radix(100) == 80 and sw.radix(400) == 0
+    assert sw.price_usd.source.kind == "estimate" and sw.price_usd.low < sw.price_usd.high
+    node = catalog.node("dgx-a100")
+    assert node.gpus == 8 and node.nics == 8 and catalog.nic(node.nic).port_speed_gbps == 200
+
+
+@pytest.mark.skipif(not SLOW, reason="a 12,800-GPU recommend search: set RAILPLAN_SLOW=1")
+def test_radix40_recommendation_within_10pct_of_its_bound(catalog: Catalog) -> None:
+    """recommend at 12,800 GPUs of DGX A100 on QM8700 takes the two-plane ROFT (1,680
+    switches against the 1,600 bound). pairs_full 0.8: under the ECMP routing railplan models
+    for ROFT, no 3-tier candidate has every pair test at full rate."""
+    from railplan.advise import recommend
+
+    spec = make_spec(12800, "dgx-a100", switches=["qm8700"], topology="auto")
+    rec = recommend(spec, catalog, {"pairs_full": 0.8}, workers=2)
+    best = rec.recommended
+    assert best is not None and best.meets
+    assert best.summary["switches"]["total"] == 1680
+    assert best.summary["switches"]["total"] <= 1.1 * best.summary["lower_bound_switches"]

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from railplan.advise import recommend
 from railplan.advise.bounds import lower_bound
-from railplan.advise.candidates import Candidate, candidates, spec_of
+from railplan.advise.candidates import Candidate, candidates, excluded, spec_of
 from railplan.advise.evaluate import evaluate
 from railplan.advise.explain import recommendation_json
 from railplan.advise.requirements import parse_requires, requirements_of
 from railplan.catalog import load_catalog
-from railplan.errors import SpecError
+from railplan.errors import RailplanError, SpecError
 from railplan.pipeline.build import build
 from railplan.spec import Spec
 from railplan.validate import check
@@ -198,12 +198,18 @@ def test_superpod_1024_recommendation() -> None:
     if best.candidate != roft.candidate:
         extra = roft.cost_usd - best.cost_usd
         assert f"${extra:,.0f} more" in why and "differs in" in why
-    # the default answer (a 2-plane Matrix) is already the cheapest design of the space with
-    # an all-to-all pace >= 0.5 (a 2:1 Matrix reaches 0.496); 0.3 admits a 3:1 fabric
-    loose = recommend(base, CATALOG, {"pairs_full": 0, "alltoall": 0.3}, workers=2)
-    assert loose.recommended is not None
-    assert loose.recommended.cost_usd < best.cost_usd
-    assert "under the defaults it fails" in " ".join(recommendation_json(loose)["why"])
+    assert best.candidate.family != "matrix"  # not offered on InfiniBand
+    # alltoall 0.5 admits the 2:1 ROFT on SuperPOD-sized SUs: 32 DGX per SU, 16 uplinks a
+    # leaf, 8 spines; 40 switches instead of 48
+    loose = recommend(base, CATALOG, {"pairs_full": 0, "alltoall": 0.5}, workers=2)
+    cheap = loose.recommended
+    assert cheap is not None and cheap.cost_usd < best.cost_usd
+    assert (cheap.candidate.family, cheap.candidate.oversubscription) == ("roft", "2:1")
+    assert cheap.candidate.su_nodes == 32
+    assert cheap.summary["switches"] == {"leaf": 32, "spine": 8, "core": 0, "total": 40}
+    assert 0.5 <= cheap.figures["alltoall"] < 0.9
+    why = " ".join(recommendation_json(loose)["why"])
+    assert "under the defaults it fails alltoall" in why
 
 
 @pytest.mark.skipif(not SLOW, reason="a 4,096-GPU search: set RAILPLAN_SLOW=1")
@@ -265,10 +271,68 @@ def test_recommended_is_never_dearer_than_brute_force(nodes: int, switch: str, a
         if not ev.built:
             continue
         assert ev.check_problems == (), cand.label
-        if ev.meets:
+        if ev.meets and excluded(cand.family, CATALOG.switch(cand.switch)) is None:
             meeting.append(ev.cost_usd)
     if not meeting:
         assert rec.recommended is None
         return
     assert rec.recommended is not None
     assert rec.recommended.cost_usd <= min(meeting) + 1e-6
+
+
+def test_matrix_is_not_offered_on_infiniband() -> None:
+    """The Matrix candidates of an InfiniBand switch are rejected with the reason (credit
+    loops under a subnet manager's routing, OpenSM doc/current-routing.txt); an Ethernet
+    switch keeps them."""
+    ib = spec(256, "dgx-h100", "qm9700")
+    req = requirements_of(ib)
+    rec = recommend(ib, CATALOG, workers=1)
+    assert rec.recommended is not None and rec.recommended.candidate.family != "matrix"
+    matrix = [r for r in rec.rejected if r["family"] == "matrix"]
+    assert len(matrix) == sum(1 for c in candidates(ib, CATALOG, req) if c.family == "matrix")
+    assert matrix and all("not offered on InfiniBand" in r["reason"] for r in matrix)
+    assert all("credit loop" in r["reason"] for r in matrix)
+    assert not any(e.candidate.family == "matrix" for e in rec.evaluated)
+    eth = spec(256, "dgx-h100", "sn5600")
+    eth_rec = recommend(eth, CATALOG, workers=1)
+    assert any(e.candidate.family == "matrix" for e in eth_rec.evaluated)
+    with pytest.raises(RailplanError, match="not offered on InfiniBand"):
+        recommend(spec(256, "dgx-h100", "qm9700", topology="matrix"), CATALOG, workers=1)
+
+
+def test_su_nodes_sizes_the_leaf_uplinks_from_used_ports() -> None:
+    """128 DGX H100 on 2:1 QM9700 leaves (42 down, 21 up): full 42-node SUs spread 21
+    uplinks over 21 spines using 32 of 64 ports each (53 switches); SUs of 32 nodes need 16
+    uplinks, 2 to each of 8 full spines (40 switches). The all-to-all ceiling is the leaf's
+    16 uplinks over the share of its traffic that leaves it, 32 x 96 / 127."""
+    from railplan.advise.evaluate import alltoall_ceiling
+    from railplan.errors import InfeasibleError
+    from railplan.pipeline.plan import plan
+
+    full = plan(spec(1024, "dgx-h100", "qm9700", topology="roft", oversubscription="2:1"))
+    assert full.switch_counts() == {"leaf": 32, "spine": 21, "core": 0, "total": 53}
+    even = plan(
+        spec(1024, "dgx-h100", "qm9700", topology="roft", oversubscription="2:1", su_nodes=32),
+        CATALOG,
+    )
+    assert even.switch_counts() == {"leaf": 32, "spine": 8, "core": 0, "total": 40}
+    assert even.link_counts()["leaf_spine"] == 512 and even.sizing.leaf_up == 16
+    assert even.sizing.su_nodes == 32 and even.sizing.sus == 4
+    assert check(even, CATALOG) == []
+    assert alltoall_ceiling(even) == round(16 / (32 * 96 / 127), 4)
+    with pytest.raises(InfeasibleError, match=r"fabric\.su_nodes"):
+        plan(spec(1024, "dgx-h100", "qm9700", topology="roft", su_nodes=33), CATALOG)
+
+
+def test_even_su_sizes_are_candidates() -> None:
+    from railplan.advise.candidates import even_su_sizes
+
+    base = spec(1024, "dgx-h100", "qm9700")
+    req = requirements_of(base)
+    cands = candidates(base, CATALOG, req)
+    assert Candidate("roft", "qm9700", "2:1", 1, True, 32) in cands
+    assert all(c.su_nodes is None for c in cands if c.family != "roft" or not c.whole_su)
+    two = spec_of(base, Candidate("roft", "qm9700", "2:1"))
+    assert even_su_sizes(two, CATALOG, CATALOG.switch("qm9700")) == [32, 26]
+    one = spec_of(base, Candidate("roft", "qm9700", "1:1"))
+    assert even_su_sizes(one, CATALOG, CATALOG.switch("qm9700")) == [26]  # 32 is full already

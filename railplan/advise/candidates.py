@@ -6,14 +6,18 @@ worker process and its evaluation is a pure function of it, the base spec and th
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import dataclass
 
 from railplan.catalog import Catalog, SwitchModel
 from railplan.errors import RailplanError
 from railplan.spec import Spec
 from railplan.spec.requirements import RequirementsSpec
+from railplan.topology.reserved import reserve
+from railplan.topology.roft import ports_per_rail, rails_per_plane
 from railplan.topology.shape import resolve_shape
-from railplan.topology.tiers import tier_speeds
+from railplan.topology.tiers import tier_speeds, tier_split
 
 #: families searched, in the order the output lists them
 FAMILIES = ("single-switch", "rail-only", "roft", "matrix", "fat-tree")
@@ -33,6 +37,8 @@ class Candidate:
     oversubscription: str = "1:1"
     planes: int = 1
     whole_su: bool = True
+    #: ROFT: nodes per SU when fewer than a leaf's down ports hold (None: as many as fit)
+    su_nodes: int | None = None
 
     @property
     def label(self) -> str:
@@ -43,6 +49,8 @@ class Candidate:
             parts.append(f"{self.planes} planes")
         if not self.whole_su:
             parts.append("partial SU")
+        if self.su_nodes is not None:
+            parts.append(f"SU {self.su_nodes}")
         return " ".join(parts)
 
     def as_dict(self) -> dict[str, object]:
@@ -52,6 +60,7 @@ class Candidate:
             "oversubscription": self.oversubscription,
             "planes": self.planes,
             "whole_su": self.whole_su,
+            "su_nodes": self.su_nodes,
         }
 
 
@@ -64,6 +73,7 @@ def spec_of(base: Spec, cand: Candidate) -> Spec:
     fabric["oversubscription"] = cand.oversubscription
     fabric["planes"] = cand.planes
     fabric["whole_su"] = cand.whole_su
+    fabric["su_nodes"] = cand.su_nodes
     for tier in ("leaf", "spine", "core"):
         if fabric.get(tier) is not None:
             fabric[tier]["switches"] = None
@@ -102,7 +112,8 @@ def shortlist(
 
 def candidates(spec: Spec, catalog: Catalog, req: RequirementsSpec) -> list[Candidate]:
     """Every candidate of the space for this cluster, in a fixed order. What the spec states
-    stays fixed: a topology other than auto, a switch list, planes, the ratio, whole_su."""
+    stays fixed: a topology other than auto, a switch list, planes, the ratio, whole_su and
+    su_nodes."""
     models, _ = shortlist(spec, catalog, req)
     f = spec.fabric
     given = f.model_fields_set
@@ -120,8 +131,67 @@ def candidates(spec: Spec, catalog: Catalog, req: RequirementsSpec) -> list[Cand
                     if "whole_su" in given:
                         sus = (f.whole_su,)
                     for whole in sus:
-                        out.append(Candidate(family, model.id, ratio, planes, whole))
+                        cand = Candidate(family, model.id, ratio, planes, whole)
+                        if family != "roft":
+                            out.append(cand)
+                        elif f.su_nodes is not None:
+                            out.append(dataclasses.replace(cand, su_nodes=f.su_nodes))
+                        else:
+                            out.append(cand)
+                            if whole:  # partial SUs already shrink the last SU's uplinks
+                                out += [
+                                    dataclasses.replace(cand, su_nodes=n)
+                                    for n in even_su_sizes(spec_of(spec, cand), catalog, model)
+                                ]
     return out
+
+
+def even_su_sizes(spec: Spec, catalog: Catalog, model: SwitchModel) -> list[int]:
+    """SU sizes below a leaf's capacity that spread the nodes evenly: for the fewest SUs
+    that hold the cluster (k) and for k + 1, ceil(nodes / SUs) nodes each. With SUs that
+    are not full, each leaf needs fewer uplinks (their ratio kept for the ports used), so a
+    tier of spines can fill its ports: 128 DGX on 2:1 QM9700 leaves (42 down, 21 up) take 4
+    SUs; at 32 nodes each a leaf needs 16 uplinks, 2 to each of 8 spines, where the full
+    42-node SU spreads 21 over 21 half-empty spines."""
+    try:
+        shape = resolve_shape(spec, catalog)
+        speeds = tier_speeds(spec, shape)
+        leaf = tier_split(
+            model, speeds.leaf_down, speeds.leaf_up, spec.fabric.oversubscription_fraction
+        )
+        res = reserve(spec, rails_per_plane(shape), ports_per_rail(shape))
+    except RailplanError:
+        return []
+    most = res.su_active(leaf.down)
+    nodes = spec.cluster.gpus // shape.gpus
+    if most < 1 or nodes < 1:
+        return []
+    fewest = math.ceil(nodes / most)
+    sizes = {math.ceil(nodes / k) for k in (fewest, fewest + 1)}
+    # only sizes whose leaves need fewer uplinks than a full SU's: the rest wire the same
+    # upper tiers with more leaves
+    ppr = ports_per_rail(shape)
+    return sorted(
+        (n for n in sizes if n < most and leaf.up_for(res.per_leaf + n * ppr) < leaf.up),
+        reverse=True,
+    )
+
+
+def excluded(family: str, model: SwitchModel) -> str | None:
+    """Why ``family`` is not built on ``model`` by the advisor, or None."""
+    if family == "matrix" and model.protocol == "infiniband":
+        return MATRIX_ON_INFINIBAND
+    return None
+
+
+#: the Matrix is an Ethernet construction; why the advisor does not offer it on InfiniBand
+MATRIX_ON_INFINIBAND = (
+    "not offered on InfiniBand: the Matrix is a RoCE Ethernet construction (Asterfusion "
+    "AsterFabric Matrix); on its spineless graph a subnet manager's min-hop routes between "
+    "leaves of one group (A -> B -> A) can close a credit loop, and UPDN, LASH or fat-tree "
+    "routing (OpenSM doc/current-routing.txt) would not take the A-to-B paths railplan "
+    "analyzes"
+)
 
 
 def _plane_counts(spec: Spec, catalog: Catalog) -> list[int]:

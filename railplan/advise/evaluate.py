@@ -22,7 +22,7 @@ from railplan.pipeline.plan import plan
 from railplan.spec import Spec
 from railplan.spec.requirements import RequirementsSpec
 from railplan.traffic.collisions import analyze
-from railplan.traffic.summary import COMPARE_JOB_NODES, summary_for_compare
+from railplan.traffic.summary import COMPARE_JOB_NODES, job_alltoall, summary_for_compare
 from railplan.validate import check
 
 
@@ -160,10 +160,20 @@ def evaluate(
     except RailplanError as exc:
         return Evaluation(cand, reason=str(exc))
     problems = tuple(check(topo, catalog))
-    if not full and req.alltoall > 0:
-        pace = alltoall_pace(topo)
-        if pace is not None and pace < req.alltoall - 1e-9:  # the cheapest test that can fail
+    report = None
+    if not full and req.alltoall > 0 and len(topo.nodes) > 1:
+        # the cheapest test that can fail, cheapest part first: the closed-form ceiling (one
+        # pass over the links), then the job's all-to-all, which the summary reuses
+        ceiling = alltoall_ceiling(topo)
+        short = ceiling < req.alltoall - 1e-9
+        pace = ceiling
+        if not short:
+            report = job_alltoall(topo)
+            pace = min(float(report.collective_fraction or 0.0), ceiling)
+        if pace < req.alltoall - 1e-9:
             early: dict[str, Any] = {"alltoall": pace}
+            if short:
+                early["alltoall_ceiling"] = True  # at most this: the job was not routed
             return Evaluation(
                 candidate=cand,
                 figures=early,
@@ -172,7 +182,7 @@ def evaluate(
                 check_problems=problems,
                 billed=False,
             )
-    traffic = summary_for_compare(topo, failures=req.worst_failure is not None)
+    traffic = summary_for_compare(topo, failures=req.worst_failure is not None, alltoall=report)
     models = {catalog.switch(m) for m in {s.model for s in topo.switches}}
     figures: dict[str, Any] = {**traffic_figures(traffic)}
     if traffic.get("alltoall") is not None:

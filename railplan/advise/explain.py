@@ -82,6 +82,7 @@ def reference(rec: Recommendation, family: str = "roft") -> Evaluation | None:
         and e.candidate.oversubscription == "1:1"
         and e.candidate.planes == 1
         and e.candidate.whole_su
+        and e.candidate.su_nodes is None
     ]
     return min(refs, key=lambda e: (e.cost_usd, e.candidate.label)) if refs else None
 

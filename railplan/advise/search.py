@@ -22,7 +22,14 @@ from multiprocessing import get_context
 from typing import Any
 
 from railplan.advise.bounds import Bound, lower_bound
-from railplan.advise.candidates import FAMILIES, Candidate, candidates, shortlist, spec_of
+from railplan.advise.candidates import (
+    FAMILIES,
+    Candidate,
+    candidates,
+    excluded,
+    shortlist,
+    spec_of,
+)
 from railplan.advise.evaluate import Evaluation, evaluate
 from railplan.advise.requirements import failed, requirements_of
 from railplan.catalog import Catalog, load_catalog
@@ -131,12 +138,20 @@ def recommend(
     rejected: list[dict[str, Any]] = [
         {"family": "*", "model": m, "candidate": None, "reason": why} for m, why in ruled_out
     ]
-    cands = candidates(spec, catalog, req)
+    cands = []
+    for cand in candidates(spec, catalog, req):
+        why = excluded(cand.family, catalog.switch(cand.switch))
+        if why is None:
+            cands.append(cand)
+        else:
+            rejected.append(_reject(cand, why))
     if not cands:
+        out = [f"{m} {why}" for m, why in ruled_out]
+        out += [f"{r['family']} on {r['model']}: {r['reason']}" for r in rejected[len(out) :]]
         raise RailplanError(
-            "no switch model is left to search: "
-            + "; ".join(f"{m} {why}" for m, why in ruled_out)
-            + "; relax protocol or vendors, or list other fabric.switches"
+            "no candidate is left to search: "
+            + "; ".join(dict.fromkeys(out))
+            + "; relax protocol or vendors, or list other fabric.switches or another topology"
         )
     runner = _Runner(workers or default_workers(), spec, req, catalog)
     try:
@@ -210,13 +225,19 @@ def _branch_and_bound(
 def _references(
     order: list[Candidate], bounds: dict[Candidate, Bound], evaluated: dict[Candidate, Evaluation]
 ) -> list[Candidate]:
-    """Per family, its cheapest-bound 1:1 one-plane whole-SU candidate, when not evaluated."""
+    """Per family, its cheapest-bound 1:1 one-plane whole-SU candidate (SUs as full as the
+    leaves hold), when not evaluated."""
     out = []
     seen: set[str] = set()
     for cand in order:
         if cand.family in seen:
             continue
-        if cand.oversubscription == "1:1" and cand.planes == 1 and cand.whole_su:
+        if (
+            cand.oversubscription == "1:1"
+            and cand.planes == 1
+            and cand.whole_su
+            and cand.su_nodes is None
+        ):
             seen.add(cand.family)
             if cand not in evaluated:
                 out.append(cand)
@@ -307,7 +328,15 @@ def lost_reason(ev: Evaluation, best: Evaluation | None) -> str:
     if ev.check_problems:
         return f"fails railplan check: {ev.check_problems[0]}"
     if bad:
-        return "fails " + "; ".join(v.sentence() for v in bad)
+        said = [v.sentence() for v in bad]
+        if ev.figures.get("alltoall_ceiling"):
+            said = [
+                t.replace("alltoall ", "alltoall at most ", 1) + " by the closed-form ceiling"
+                if t.startswith("alltoall ")
+                else t
+                for t in said
+            ]
+        return "fails " + "; ".join(said)
     if best is None:
         return "no design meets the requirements"
     extra = ev.cost_usd - best.cost_usd

@@ -132,6 +132,9 @@ def apply_overrides(data: Any, overrides: list[str]) -> Any:
 #: sections written only when they differ from their defaults (outputs of specs that do not
 #: use them stay byte-identical to those written before the sections existed)
 QUIET_SECTIONS = ("bill", "costs", "spares")
+#: fabric fields written only when set: a design planned without them reads as before they
+#: existed (byte-identical design files)
+QUIET_FABRIC_FIELDS = ("su_nodes",)
 
 
 def spec_to_dict(spec: Spec) -> dict[str, Any]:
@@ -141,6 +144,9 @@ def spec_to_dict(spec: Spec) -> dict[str, Any]:
     for key in QUIET_SECTIONS:
         if getattr(spec, key) == type(getattr(spec, key))():
             data.pop(key, None)
+    for key in QUIET_FABRIC_FIELDS:
+        if data["fabric"].get(key) is None:
+            data["fabric"].pop(key, None)
     return data
 
 

@@ -169,6 +169,14 @@ class FabricSpec(_Strict):
         "Juniper's AI data center JVD 'at least 4 spines'; the count rises to the next one "
         "that spreads every leaf's uplinks evenly (a divisor of the uplinks)",
     )
+    su_nodes: int | None = Field(
+        None,
+        ge=1,
+        le=4096,
+        description="ROFT: nodes per scalable unit (default: as many as a leaf's down ports "
+        "hold); each leaf then takes the uplinks that keep the ratio for the ports its SU "
+        "uses, e.g. NVIDIA's DGX SuperPOD SU of 32 nodes on 2:1 leaves: 16 uplinks each",
+    )
     matrix: MatrixSpec = Field(default_factory=lambda: MatrixSpec())
     fat_tree: FatTreeSpec = Field(default_factory=FatTreeSpec)
     routing: RoutingSpec = Field(default_factory=RoutingSpec)

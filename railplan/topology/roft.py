@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -113,6 +114,17 @@ def roft(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> Desi
             f"fabric.reserved_ports: {res.per_leaf} reserved port(s) per leaf leave no node "
             f"port on a {leaf.down}-down-port {tm.leaf.id} leaf; reserve fewer"
         )
+    asked = spec.fabric.su_nodes
+    if asked is not None:
+        if asked > su_active:
+            raise InfeasibleError(
+                f"fabric.su_nodes: an SU of {asked} nodes needs more than the {leaf.down} down "
+                f"ports of a {tm.leaf.id} leaf at {spec.fabric.oversubscription} (it holds "
+                f"{su_active} nodes); ask for at most {su_active}"
+            )
+        su_active = asked
+        # a whole SU's leaves keep the ratio for the down ports the SU uses, not the radix's
+        leaf = dataclasses.replace(leaf, up=leaf.up_for(res.per_leaf + asked * ppr))
     sus = res.sus(n_nodes, su_active)
     tiers = None if spec.fabric.tiers == "auto" else int(spec.fabric.tiers)
     b = FabricBuilder(leaf.layout, spine=upper.spine_all, core=upper.core)

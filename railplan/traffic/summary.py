@@ -28,6 +28,12 @@ def _job(design: Design) -> tuple[int, Sequence[int] | None]:
     return m, ([k * n // m for k in range(m)] if m < n else None)
 
 
+def job_alltoall(design: Design, seed: int = 0) -> CollisionReport:
+    """The all-to-all ``summary_for_compare`` analyzes: every node, or the spread job."""
+    _, nodes = _job(design)
+    return analyze(design, "alltoall", seed=seed, nodes=nodes)
+
+
 def _collective(r: CollisionReport, nodes: int, of_nodes: int) -> dict[str, Any]:
     out: dict[str, Any] = {
         "nodes": nodes,
@@ -42,7 +48,12 @@ def _collective(r: CollisionReport, nodes: int, of_nodes: int) -> dict[str, Any]
     return out
 
 
-def summary_for_compare(design: Design, seed: int = 0, failures: bool = False) -> dict[str, Any]:
+def summary_for_compare(
+    design: Design,
+    seed: int = 0,
+    failures: bool = False,
+    alltoall: CollisionReport | None = None,
+) -> dict[str, Any]:
     """Pair-test, all-to-all and PD figures under the design's own routing and bonding.
 
     Pair tests: every pair up to ``COMPARE_PAIRS`` pairs, else that many sampled (``sampled``
@@ -50,7 +61,8 @@ def summary_for_compare(design: Design, seed: int = 0, failures: bool = False) -
     ``COMPARE_JOB_NODES`` nodes spread evenly over a larger cluster. Every family gets the
     same patterns and placement rule; fractions are of the logical NIC's line rate.
     ``failures``: add ``worst_failure``, the single switch or link failure (one of each kind,
-    ``failures.candidates``) that slows the same all-to-all the most.
+    ``failures.candidates``) that slows the same all-to-all the most. ``alltoall``: the
+    report of that same all-to-all (``job_alltoall``) when the caller has analyzed it.
     """
     ix = fabric_index(design)
     n = ix.n_nodes
@@ -80,7 +92,7 @@ def summary_for_compare(design: Design, seed: int = 0, failures: bool = False) -
     if sample is not None:
         out["pairs"]["note"] = f"{sample} of {total} node pairs sampled (seed {seed})"
     m, nodes = _job(design)
-    ar = analyze(design, "alltoall", seed=seed, nodes=nodes)
+    ar = alltoall or analyze(design, "alltoall", seed=seed, nodes=nodes)
     out["alltoall"] = _collective(ar, m, n)
     pd = analyze(design, "pd", seed=seed, nodes=nodes, **COMPARE_PD)
     out["pd"] = _collective(pd, m, n) | COMPARE_PD
