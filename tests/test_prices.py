@@ -135,4 +135,4 @@ def test_a_users_quote_shows_in_plan_json_and_the_user_example_loads(tmp_path: P
     assert line["source"] == "list: our 2026 price list (undated)"
     assert line["unit_price_usd"] == 12000
     code, out, err = run(["catalog", "show", "qm9790", "--catalog", str(EXAMPLES / "user-catalog")])
-    assert code == 0 and "# price_usd: 12,500.00 USD typical" in out
+    assert code == 0 and "# price_usd: 36,000.00 USD typical" in out

@@ -132,6 +132,6 @@ def test_catalog_show_prints_an_entry_that_loads_back(cli, tmp_path: Path) -> No
     res = cli("catalog", "show", "qm970")
     assert res.code == 2
     assert res.err == (
-        "railplan: error: no catalog part has the id 'qm970'; did you mean qm9700? "
+        "railplan: error: no catalog part has the id 'qm970'; did you mean qm9700, qm8700? "
         "`railplan catalog list` shows them\n"
     )
