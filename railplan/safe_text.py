@@ -34,6 +34,11 @@ _PREFIX = re.compile(r"[\s\u00a0\u180e\u200b-\u200f\u2028-\u202f\u205f-\u206f\uf
 _NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _QUOTE_IF = re.compile(r'[,"\r\n]')
+#: in LF-joined cells: one that is empty or starts with anything but an ASCII letter or digit
+#: (those cells alone may need the formula guard), and a character that asks for quotes
+_UNSAFE_START = re.compile(r"\n(?![A-Za-z0-9])")
+_SAFE_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+_QUOTE_IN_LINE = re.compile(r'[,"\r]')
 
 
 def cell(value: object) -> object:
@@ -61,12 +66,50 @@ def _csv_field(value: object) -> str:
 def to_csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     """CSV text (header first, lines ending in LF): every cell through ``cell``, and every
     cell with a comma, a quote, a CR or an LF quoted (RFC 4180)."""
+    rows = list(rows)
+    if len(header) > 1 and all(len(row) == len(header) for row in rows):
+        return _columns_csv(header, rows)
     buf = io.StringIO()
     for row in (header, *rows):
         line = ",".join(_csv_field(v) for v in row)
         buf.write(line if line or len(row) != 1 else '""')
         buf.write("\n")
     return buf.getvalue()
+
+
+#: values a memo may key on: a float is not one (0.0 and -0.0 are equal keys, a NaN is no key)
+_NUMBERS = frozenset((int, bool))
+_MEMO_KINDS = frozenset((str, int, bool, type(None)))
+
+
+def _column_fields(column: Sequence[object]) -> list[str]:
+    """``_csv_field`` of every value of a column: a column of plain names (each starting with an
+    ASCII letter or digit, none with a comma, quote or line break) as it is, else each distinct
+    value worked out once."""
+    kinds = set(map(type, column))
+    if kinds == {int}:
+        return list(map(int.__repr__, column))  # a number is no formula and needs no quotes
+    if kinds == {str}:
+        joined = "\n".join(column)  # type: ignore[arg-type]
+        if (
+            joined.count("\n") == len(column) - 1
+            and joined[:1] in _SAFE_START
+            and not _UNSAFE_START.search(joined)
+            and not _QUOTE_IN_LINE.search(joined)
+        ):
+            return list(column)  # type: ignore[arg-type]  # every value its own cell
+    if not kinds <= _MEMO_KINDS or len(kinds & _NUMBERS) > 1:
+        return list(map(_csv_field, column))  # 1 and True: equal keys, different cells
+    memo = {value: _csv_field(value) for value in set(column)}
+    return list(map(memo.__getitem__, column))
+
+
+def _columns_csv(header: Sequence[str], rows: list[Sequence[object]]) -> str:
+    """``to_csv`` of rows as wide as the header (two cells or more, so no line is empty),
+    column by column: the same text, each distinct cell value neutralised and quoted once."""
+    columns = [_column_fields(column) for column in zip(*rows, strict=True)] if rows else []
+    lines = [",".join(map(_csv_field, header)), *map(",".join, zip(*columns, strict=True))]
+    return "\n".join(lines) + "\n"
 
 
 def _shown(match: re.Match[str]) -> str:

@@ -122,6 +122,7 @@ def cables_cmd(
             progress=say,
             method="naive" if naive else "cp-sat",
             relayout=naive or time_limit is not None,
+            bill=False,  # the cabling only: the bill is `railplan bom`'s
         )
     design, catalog, report = built.design, src.catalog(), built.placement
     if report is not None:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
+from functools import cache
+from json.encoder import encode_basestring_ascii  # what json.dumps uses for a str (ASCII)
+from operator import attrgetter
 from typing import Any
 
 from railplan.design.types import (
@@ -40,8 +44,73 @@ def _row(obj: Any) -> dict[str, Any]:
 
 
 def _lines(items: Iterable[Any]) -> Iterator[str]:
+    """Each item as ``json.dumps`` of its row (sorted keys, compact): the reference encoding."""
     for item in items:
         yield json.dumps(_row(item), sort_keys=True, separators=(",", ":"))
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _float_text(value: float) -> str:
+    """``json.dumps`` of a float: its repr, or NaN / Infinity / -Infinity."""
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+def _encoded(values: list[Any]) -> list[str]:
+    """``json.dumps`` of every value of one column, by the column's one type where it has one."""
+    kinds = set(map(type, values))
+    if kinds == {str}:
+        return list(map(encode_basestring_ascii, values))
+    if kinds == {int}:
+        return list(map(int.__repr__, values))
+    if kinds == {float}:
+        if all(map(math.isfinite, values)):
+            return list(map(float.__repr__, values))
+        return list(map(_float_text, values))
+    return list(map(_dump, values))
+
+
+@cache
+def _row_plan(owner: type) -> tuple[tuple[str, ...], str] | None:
+    """The sorted field names of ``owner`` and a ``%`` template of one row; None when the first
+    sorted field may be left out (sparse), so a row's first comma could not be fixed here."""
+    names = tuple(sorted(f.name for f in fields(owner)))
+    if not names or names[0] in SPARSE or "tier_sizing" in names:
+        return None
+    parts = []
+    for i, name in enumerate(names):
+        if name in SPARSE:
+            parts.append("%s")  # ',"name":value', or nothing when the value is the default
+        else:
+            parts.append(("" if i == 0 else ",") + json.dumps(name) + ":%s")
+    return names, "{" + "".join(parts) + "}"  # field names are identifiers: no "%" in them
+
+
+def _rows_text(items: tuple[Any, ...]) -> str:
+    """``",\n".join(_lines(items))``, column by column: each field's values are read and
+    encoded in one pass (C loops), then every row is one ``%`` of its template."""
+    kinds = set(map(type, items))
+    plan = _row_plan(next(iter(kinds))) if len(kinds) == 1 else None
+    if plan is None:
+        return ",\n".join(_lines(items))
+    names, template = plan
+    columns = []
+    for name in names:
+        values = list(map(attrgetter(name), items))
+        if name in SPARSE:
+            default = SPARSE[name]
+            key = "," + json.dumps(name) + ":"
+            columns.append([key + _dump(v) if v != default else "" for v in values])
+        else:
+            columns.append(_encoded(values))
+    row: Callable[[tuple[str, ...]], str] = template.__mod__
+    return ",\n".join(map(row, zip(*columns, strict=True)))
 
 
 def design_to_json(design: Design) -> str:
@@ -72,11 +141,11 @@ def design_to_json(design: Design) -> str:
         ("switches", design.switches),
     )
     for key, items in lists:
-        body = ",\n".join(_lines(items))
+        body = _rows_text(items)  # the body is joined once, into the whole text
         sep = "," if key != lists[-1][0] else ""
-        parts.append(f'"{key}":[\n{body}\n]{sep}' if body else f'"{key}":[]{sep}')
-    parts.append("}")
-    return "\n".join(parts) + "\n"
+        parts.extend((f'"{key}":[', body, f"]{sep}") if body else (f'"{key}":[]{sep}',))
+    parts.append("}\n")
+    return "\n".join(parts)
 
 
 def design_from_dict(data: Any, where: str = "design") -> Design:

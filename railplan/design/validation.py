@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
-from railplan.design import limits
+from railplan.design import limits, row_columns
 from railplan.design.types import (
     LINK_KINDS,
     ROLE_TIER,
@@ -301,6 +301,48 @@ def _cross_field(doc: dict[str, Any]) -> list[str]:
     return problems
 
 
+#: the row lists of a design.json and the dataclass of each row
+_LISTS: dict[str, type] = {
+    "nodes": Node,
+    "switches": Switch,
+    "links": Link,
+    "racks": Rack,
+    "placements": Placement,
+    "cables": Cable,
+    "devices": Device,
+    "panels": PatchPanel,
+    "segments": PlantSegment,
+}
+
+
+def _checked_doc(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """The whole file through the row-by-row check; its problems, one line each, if any."""
+    try:
+        doc: dict[str, Any] = _design_type().validate_python(data)
+    except ValidationError as exc:
+        raise DesignFileError(_problems(exc, where)) from None
+    return doc
+
+
+def _fast_doc(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The checked file and its row lists' columns when every list passes column by column
+    (``row_columns``) and the rest, lists left empty, passes the same check; None sends the
+    file to ``_checked_doc``, which words the problems (a file both accept gives one dict)."""
+    lists = {key: data[key] for key in _LISTS if key in data}
+    columns = {}
+    for key, rows in lists.items():
+        checked = row_columns.checked_columns(rows, _LISTS[key], _field_type)
+        if checked is None:
+            return None
+        columns[key] = checked
+    head = {**data, **{key: [] for key in lists}}
+    try:
+        doc: dict[str, Any] = _design_type().validate_python(head)
+    except ValidationError:
+        return None
+    return {**doc, **lists}, columns
+
+
 def validated_design(data: Any, where: str = "design") -> Design:
     """A Design from parsed JSON whose every field has its type and bounds; else DesignFileError."""
     if not isinstance(data, dict):
@@ -330,17 +372,15 @@ def validated_design(data: Any, where: str = "design") -> Design:
                 f"{where}: {key}: {len(rows):,} rows, more than the largest design railplan "
                 f"builds has ({most:,}); plan the cluster in parts"
             )
-    try:
-        doc: dict[str, Any] = _design_type().validate_python(data)
-    except ValidationError as exc:
-        raise DesignFileError(_problems(exc, where)) from None
+    fast = _fast_doc(data)
+    doc, columns = fast if fast is not None else (_checked_doc(data, where), {})
     problems = _cross_field(doc)
     if problems:
         raise DesignFileError("\n".join(f"{where}: {p}" for p in problems[:MAX_PROBLEMS]))
     shape = doc["shape"]
 
     def build(owner: type, key: str) -> tuple[Any, ...]:
-        return tuple(owner(**row) for row in doc.get(key, ()))
+        return row_columns.built(owner, doc.get(key, []), columns.get(key))
 
     return Design(
         name=doc["name"],

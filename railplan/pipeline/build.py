@@ -64,16 +64,20 @@ def build(
     time_limit_s: float | None = None,
     progress: Callable[[str], None] | None = None,
     method: Literal["cp-sat", "naive"] = "cp-sat",
+    bill: bool = True,
 ) -> Build:
     """Plan ``spec`` end to end; the result passes ``check`` (cables included when laid out).
 
     With several allowed switch models CP-SAT picks the one that minimises ``objective``
     over the priced fabric; ``layout=False`` stops after the topology (fast at any size);
-    ``method="naive"`` places switches first-fit from the row end instead of solving.
+    ``method="naive"`` places switches first-fit from the row end instead of solving;
+    ``bill=False`` leaves the bill out (``cables`` writes the cabling only).
     """
     catalog = catalog or load_catalog()
     with paused():  # millions of acyclic objects at scale: see railplan/gc_pause.py
-        return _build(spec, catalog, topology, layout, objective, time_limit_s, progress, method)
+        return _build(
+            spec, catalog, topology, layout, objective, time_limit_s, progress, method, bill
+        )
 
 
 def _build(
@@ -85,6 +89,7 @@ def _build(
     time_limit_s: float | None,
     progress: Callable[[str], None] | None,
     method: Literal["cp-sat", "naive"],
+    bill: bool = True,
 ) -> Build:
     say = progress or (lambda _msg: None)
     from railplan.physical.media_policy import catalog_for
@@ -124,6 +129,8 @@ def _build(
     problems = check(design, catalog)
     if problems:
         raise AssertionError(f"built design fails check: {problems[:5]}")
+    if not bill:
+        return Build(design=design, bom=None, placement=placement, switch_choice=chosen)
     say("billing")
     return Build(design=design, bom=bom(design, catalog), placement=placement, switch_choice=chosen)
 

@@ -130,12 +130,14 @@ class DesignSource:
         progress: Callable[[str], None] | None = None,
         method: Method = "cp-sat",
         relayout: bool = False,
+        bill: bool = True,
     ) -> Build:
         """The finished design with its bill.
 
         A spec is planned, laid out and billed by ``build``. A design.json that already has
         cables is taken as it is (its labels are the site's) unless ``relayout``; one without
-        cables is laid out from its embedded spec. ``layout=False`` stops at the topology.
+        cables is laid out from its embedded spec. ``layout=False`` stops at the topology;
+        ``bill=False`` leaves the bill out.
         """
         if not self.is_design_file():
             built = build(
@@ -146,6 +148,7 @@ class DesignSource:
                 time_limit_s=time_limit_s,
                 progress=progress,
                 method=method,
+                bill=bill,
             )
             self._design = built.design
             return built
@@ -169,7 +172,7 @@ class DesignSource:
                 problems = check(design, self.catalog())
                 if problems:
                     raise AssertionError(f"laid-out design fails check: {problems[:5]}")
-            if progress is not None and design.cables:
+            if progress is not None and design.cables and bill:
                 progress("billing")
-            bill = bom(design, self.catalog()) if design.cables else None
-        return Build(design=design, bom=bill, placement=placement, switch_choice=None)
+            priced = bom(design, self.catalog()) if design.cables and bill else None
+        return Build(design=design, bom=priced, placement=placement, switch_choice=None)
