@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,29 @@ def test_the_ufm_dialect_is_what_old_ibdm_skips(tmp_path: Path) -> None:
     sw = design.switch_by_id()
     port_lines = sum((lk.a_device in sw) + (lk.b_device in sw) for lk in design.links)
     assert out.count("-W- Ignoring") == port_lines
+
+
+def test_cables_writes_the_ibdm_folder_and_the_ibsim_file(tmp_path: Path) -> None:
+    """The CLI formats: ``--format ibdm -o DIR`` (topo + IBNL) and ``--format ibsim``."""
+    spec = tmp_path / "ib64.yaml"
+    spec.write_text(
+        "name: ib64\ncluster: {gpus: 64, gpus_per_node: 8, nics_per_node: 8, port_speed_gbps: 400}\n"
+        "fabric: {switches: [qm9700], topology: roft, tiers: 2}\n"
+    )
+
+    def cables(*args: str) -> None:
+        run = subprocess.run(
+            [sys.executable, "-m", "railplan", "cables", str(spec), "-q", *args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert run.returncode == 0, run.stderr[-2000:]
+
+    cables("--format", "ibdm", "-o", str(tmp_path / "d"))
+    topo = (tmp_path / "d" / "fabric.topo").read_text()
+    assert "-100G-" not in topo and "->" in topo
+    assert sorted(p.name for p in (tmp_path / "d" / "ibnl").iterdir())
+    cables("--format", "ibsim", "-o", str(tmp_path / "n"))
+    assert (tmp_path / "n").read_text().count("\nSwitch\t") >= 1
