@@ -409,7 +409,7 @@ def test_inputs_are_required_and_must_exist(eth_design: Design, tmp_path: Path) 
     ("text", "message"),
     [
         ("devices: [1, 2]", "devices"),
-        ("devices:\n  a: nosuchdevice\n", "not a node or switch"),
+        ("devices:\n  a: nosuchdevice\n", "not a node, switch or attached device"),
         ("colour: blue\n", "unknown key"),
         ("devices: {a: b\n", "not valid YAML"),
         ("- 1\n- 2\n", "must be a mapping"),

@@ -6,7 +6,9 @@ expressions of its reader (``IBFabric::parseTopology`` in ibdm/Fabric.cpp): a sy
 lines ending a section, ``#`` comment lines; anything else is a line the reader ignores with a
 warning, which we count as a failure. The arrow's optional ``-<w>x-`` width and ``-<s>G-`` lane
 speed follow NVIDIA's own topo files (UFM's example ``P2 -4x-50G-> HCA_mlx5_3 host mlx5_0/P1``),
-which use lane speeds newer than the ibdm 1.5 list (2.5/5/10G).
+which use lane speeds newer than the ibdm 1.5 list (2.5/5/10G). ``IBDM15_PORT`` is the real
+reader's own pattern, copied from the strings of Debian's ibutils 1.5.7 ``libibdm.so``: the
+``ibdm-1.5`` dialect must match it on every port line.
 """
 
 from __future__ import annotations
@@ -25,11 +27,18 @@ PORT = re.compile(
     r"^[ \t]+([^ \t]+)[ \t]+-((1|2|4|8|12)[xX]-)?(([0-9.]+)G-)?[>]"
     r"[ \t]+([^ \t]+)[ \t]+([^ \t]+)[ \t]+([^ \t]+)[ \t]*$"
 )
+#: the port-line pattern of ibutils 1.5.7's reader (libibdm.so.1.5.7), as POSIX ERE
+IBDM15_PORT = re.compile(
+    r"^[ \t]+([^ \t]+)[ \t]+-((1|4|8|12)[xX]-)?((2.5|5|10)G-)?[>]"
+    r"[ \t]+([^ \t]+)[ \t]+([^ \t]+)[ \t]+([^ \t]+)[ \t]*$"
+)
 COMMENT = re.compile(r"^[ \t]*#")
 EMPTY = re.compile(r"^[ \t]*$")
 
 
-def parse_topo(text: str) -> tuple[dict[str, str], list[tuple[str, ...]]]:
+def parse_topo(
+    text: str, port: re.Pattern[str] = PORT
+) -> tuple[dict[str, str], list[tuple[str, ...]]]:
     """(system name -> type, cables (type, name, port, width, speed, rtype, rname, rport))."""
     systems: dict[str, str] = {}
     cables: list[tuple[str, ...]] = []
@@ -41,7 +50,7 @@ def parse_topo(text: str) -> tuple[dict[str, str], list[tuple[str, ...]]]:
             current = (m[1], m[2])
             assert systems.setdefault(m[2], m[1]) == m[1], f"line {number}: {m[2]} retyped"
             continue
-        if m := PORT.match(line):
+        if m := port.match(line):
             assert current is not None, f"line {number}: a port line outside a system"
             cables.append((*current, m[1], m[3] or "4", m[5] or "", m[6], m[7], m[8]))
             continue
@@ -71,15 +80,14 @@ def test_every_link_reads_back_from_the_topo_file(catalog, example: str) -> None
     design = plan(load_spec(EXAMPLES / f"{example}.yaml"), catalog)
     systems, cables = parse_topo(ibtopo.render(design, catalog))
     switches = design.switch_by_id()
-    hca = f"HCA_mlx5_{design.shape.nics}"
+    hca = f"HCA_mlx5_{design.shape.ports}"
     assert {systems[s.id] for s in design.switches} == {"MQM9700"}
     assert len(systems) == len(design.switches)  # hosts appear only as remote ends
 
     def end(device: str, port: int) -> tuple[str, str, str]:
         if device in switches:
             return ("MQM9700", device, f"P{port + 1}")
-        per = design.shape.ports_per_nic
-        return (hca, device, f"mlx5_{port // per}/P{port % per + 1}")
+        return (hca, device, f"mlx5_{port}/P1")
 
     want = set()
     for lk in design.links:
@@ -88,3 +96,20 @@ def test_every_link_reads_back_from_the_topo_file(catalog, example: str) -> None
             if near[1] in switches:
                 want.add((*near, "4", "100", *far))
     assert len(cables) == len(want) and set(cables) == want
+
+
+@pytest.mark.parametrize("example", ["h100-1k", "superpod-h100-4su"])
+def test_the_ibdm_dialect_matches_the_real_readers_pattern(catalog, example: str) -> None:
+    design = plan(load_spec(EXAMPLES / f"{example}.yaml"), catalog)
+    old = ibtopo.render(design, catalog, "ibdm-1.5")
+    systems, cables = parse_topo(old, IBDM15_PORT)
+    sw = design.switch_by_id()
+    assert len(cables) == sum((lk.a_device in sw) + (lk.b_device in sw) for lk in design.links)
+    assert {c[4] for c in cables} == {""}  # no lane speed: IBDM takes it from the IBNL
+    with pytest.raises(AssertionError, match="would ignore"):
+        parse_topo(ibtopo.render(design, catalog), IBDM15_PORT)  # the UFM dialect's -100G-
+    ibnl = ibtopo.ibnl_files(design, catalog)
+    wanted = set(systems.values()) | {c[5] for c in cables}
+    assert set(ibnl) == {f"{kind}.ibnl" for kind in wanted}
+    for name, text in ibnl.items():
+        assert text.startswith(f"TOPSYSTEM {name.removesuffix('.ibnl')}\n")

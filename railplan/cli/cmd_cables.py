@@ -14,13 +14,14 @@ from railplan.render.atomic import write_atomic, write_set
 if TYPE_CHECKING:
     from railplan.pipeline.source import DesignSource
 
-FORMATS = ("csv", "netbox", "p2p", "p2p-links", "ibtopo", "dot")
+FORMATS = ("csv", "netbox", "p2p", "p2p-links", "ibtopo", "dot", "ibdm", "ibsim")
 DEFAULT_NAMES = {
     "csv": "cables.csv",
     "p2p": "p2p.csv",
     "p2p-links": "p2p-links.csv",
     "ibtopo": "fabric.topo",
     "dot": "fabric.dot",
+    "ibsim": "fabric.net",
 }
 
 
@@ -44,7 +45,9 @@ def cables_cmd(
         str,
         typer.Option(
             "--format",
-            help="csv (cable schedule), netbox, p2p, p2p-links, ibtopo or dot (dot skips the "
+            help="csv (cable schedule), netbox, p2p, p2p-links, ibtopo, ibdm (a folder: the "
+            ".topo as ibutils 1.5 IBDM reads it and its IBNL system files), ibsim (ibsim's "
+            "network file) or dot (dot skips the "
             "layout: it draws the wiring).",
         ),
     ] = "csv",
@@ -90,9 +93,9 @@ def cables_cmd(
         raise SpecError(f"--format {fmt!r}: use one of {', '.join(FORMATS)}")
     if objective not in OBJECTIVES:
         raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
-    if fmt == "netbox":
+    if fmt in ("netbox", "ibdm"):
         if out is None:
-            raise SpecError("--format netbox writes four CSV files; give a directory with -o DIR")
+            raise SpecError(f"--format {fmt} writes several files; give a directory with -o DIR")
         out_folder(out, "-o")
     elif out is not None and not out.is_dir():
         out_file(out, "-o")
@@ -107,7 +110,7 @@ def cables_cmd(
             "give --netbox-site or --site, not both (--netbox-site also names the site)"
         )
     from railplan.design import design_to_json
-    from railplan.render import cables_csv, dot, ibtopo, netbox, p2p
+    from railplan.render import cables_csv, dot, ibsim_net, ibtopo, netbox, p2p
 
     if fmt == "dot" and design_out is None:  # the drawing needs the wiring only: no layout
         _emit(dot.render(src.design()), out, fmt)
@@ -139,12 +142,20 @@ def cables_cmd(
         write_set(out, netbox.render(design, catalog, netbox_site or site, scoped))
         _say(f"wrote racks.csv, devices.csv, interfaces.csv and cables.csv into {out}")
         return
+    if fmt == "ibdm":
+        assert out is not None
+        files = {"fabric.topo": ibtopo.render(design, catalog, "ibdm-1.5")}
+        files |= {f"ibnl/{n}": t for n, t in ibtopo.ibnl_files(design, catalog).items()}
+        write_set(out, files)
+        _say(f"wrote fabric.topo and ibnl/ into {out} (IBDM_IBNL_PATH={out}/ibnl:<IBDM's own>)")
+        return
     text = {
         "csv": lambda: cables_csv.render(design),
         "p2p": lambda: p2p.render(design, catalog),
         "p2p-links": lambda: p2p.render_links(design, catalog),
         "ibtopo": lambda: ibtopo.render(design, catalog),
         "dot": lambda: dot.render(design),
+        "ibsim": lambda: ibsim_net.render(design, catalog),
     }[fmt]()
     _emit(text, out, fmt)
 

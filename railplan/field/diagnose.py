@@ -348,10 +348,7 @@ def _witness(
 def _port(design: Design, link: Link, end: str) -> str:
     device = link.a_device if end == "a" else link.b_device
     port = link.a_port if end == "a" else link.b_port
-    switches = design.switch_by_id()
-    if device in switches:
-        return switches[device].port_name(port)
-    return design.shape.port_name(port)
+    return design.port_name(device, port)
 
 
 def _fault(

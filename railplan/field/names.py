@@ -6,6 +6,9 @@ Without a name map the design's own names are understood, plus the usual site sp
   first label is the design id, an InfiniBand node description (``node0001 mlx5_0``, or the
   switch form ``MF0;p0-spine-01:MQM9700/U1``);
 - node ports: ``nic3`` / ``nic1.p2`` (the design's names) and ``mlx5_3`` (HCA k is NIC port k);
+- attached-device ports (a UFM appliance, storage, management hosts): ``P2`` (the design's
+  name, as on sheets, labels, CSV, NetBox and P2P), ``mlx5_1`` (HCA k is port k, as the
+  InfiniBand discovery and the ``.topo`` name it) and ``nic1`` (the host's k-th fabric port);
 - switch ports: ``P17`` / ``P9/2`` (the design's names), an InfiniBand port number (``17`` =
   logical port 17), Cumulus ``swp9`` / ``swp9s1``, SONiC aliases ``etp9`` / ``etp9b``, SONiC
   ``Ethernet64`` (lane-numbered, ``lanes_per_cage`` lanes per cage, default 8) and Arista/NX-OS
@@ -24,6 +27,7 @@ A name map file (YAML or JSON) adds the site's own names::
       Ethernet0: P1
     ports:              # per device (design id or site name): site port -> design port name
       node0007: {ens2f0np0: nic3}
+      ufm: {ens1f0np0: P1}   # an attached device's ports too
     lanes_per_cage: 8   # SONiC EthernetN numbering
 """
 
@@ -111,9 +115,12 @@ class NameMap:
     def __post_init__(self) -> None:
         self._switches: dict[str, Switch] = self.design.switch_by_id()
         self._nodes = {n.id for n in self.design.nodes}
+        self._attached = {d.id: d.ports for d in self.design.devices}
         self._lower = {k.lower(): v for k, v in self.devices.items()}
         self._guids = {g: v for k, v in self.devices.items() if (g := _guid_key(k))}
-        self._design_lower = {d.lower(): d for d in (*self._nodes, *self._switches)}
+        self._design_lower = {
+            d.lower(): d for d in (*self._nodes, *self._switches, *self._attached)
+        }
         self._device_memo: dict[str, str | None] = {}
         self._port_memo: dict[tuple[str, str, str | None], int | None] = {}
 
@@ -150,8 +157,8 @@ class NameMap:
         for site, target in parsed.devices.items():
             if target.lower() not in known:
                 raise FieldInputError(
-                    f"{name}: devices.{site}: {target!r} is not a node or switch of design "
-                    f"{design.name}"
+                    f"{name}: devices.{site}: {target!r} is not a node, switch or attached device "
+                    f"of design {design.name}"
                 )
         return cls(
             design,
@@ -195,6 +202,10 @@ class NameMap:
     def is_switch(self, device: str) -> bool:
         return device in self._switches
 
+    def is_attached(self, device: str) -> bool:
+        """True for a device on reserved leaf ports (UFM, storage, management)."""
+        return device in self._attached
+
     # -- ports -----------------------------------------------------------------------------
     def port(self, device: str, site_port: str, site_device: str | None = None) -> int | None:
         """The logical port index of ``site_port`` on design device ``device``, or None."""
@@ -219,12 +230,32 @@ class NameMap:
             if raw in self.switch_ports:
                 return self._design_port(device, self.switch_ports[raw])
             return self._switch_port(self._switches[device], raw)
+        if device in self._attached:
+            return self._attached_port(self._attached[device], raw)
         return None
 
     def _design_port(self, device: str, name: str) -> int | None:
         if device in self._nodes:
             return self._node_port(name)
+        if device in self._attached:
+            return self._attached_port(self._attached[device], name)
         return self._switch_port(self._switches[device], name)
+
+    @staticmethod
+    def _attached_port(ports: int, raw: str) -> int | None:
+        """``P2`` (the design's name), ``mlx5_1`` / ``mlx5_1:1`` (HCA k), ``nic1`` -> port 1."""
+        m = _P.match(raw)
+        if m and m.group(2) is None:
+            index = int(m.group(1)) - 1
+        elif (m := _HCA.match(raw)) is not None:
+            if m.group(2) and int(m.group(2)) != 1:
+                return None
+            index = int(m.group(1))
+        elif (m := _NIC.match(raw)) is not None and m.group(2) is None:
+            index = int(m.group(1))
+        else:
+            return None
+        return index if 0 <= index < ports else None
 
     def _node_port(self, raw: str) -> int | None:
         shape = self.design.shape
@@ -302,11 +333,9 @@ class NameMap:
 
     # -- display ---------------------------------------------------------------------------
     def port_name(self, end: Endpoint) -> str:
-        """The design's own name of a port: ``nic3`` on nodes, ``P17`` or ``P9/2`` on switches."""
-        sw = self._switches.get(end.device)
-        if sw is not None:
-            return sw.port_name(end.port)
-        return self.design.shape.port_name(end.port)
+        """The design's own name of a port: ``nic3`` on nodes, ``P17`` or ``P9/2`` on switches,
+        ``P2`` on an attached device (as ``Design.port_name`` gives it to every export)."""
+        return self.design.port_name(end.device, end.port, self._switches)
 
     def display(self, end: Endpoint) -> str:
         return f"{end.device} {self.port_name(end)}"

@@ -107,8 +107,7 @@ def _ends(
         )
         for side, cage, device, port, module, fan in rows:
             p = where[device]
-            sw = switches.get(device)
-            name = sw.port_name(port) if sw else design.shape.port_name(port)
+            name = design.port_name(device, port, switches)
             out[(lk.id, side)] = PlantEnd(
                 lk,
                 side,

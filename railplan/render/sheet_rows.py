@@ -65,17 +65,19 @@ def cable_rows(design: Design) -> list[CableRow]:
     """Every cable of the design (or every link, when no layout has cabled it yet)."""
     switches = design.switch_by_id()
     nodes = design.node_by_id()
+    devices = design.device_by_id()
     placed = {p.device: p for p in design.placements}
 
     def end(device: str, port: int) -> End:
         sw = switches.get(device)
-        name = sw.port_name(port) if sw else design.shape.port_name(port)
+        name = design.port_name(device, port, switches)
         p = placed.get(device)
         if p is not None:
             return End(device, name, p.rack, p.u)
         if sw is not None:
             return End(device, name, "network", None)
-        return End(device, name, f"rack {nodes[device].rack + 1}", None)
+        host = nodes.get(device) or devices[device]  # a node, or a device in a node's slot
+        return End(device, name, f"rack {host.rack + 1}", None)
 
     rows = []
     if design.cables:  # the cable schedule's order: rack by rack, top of the rack down

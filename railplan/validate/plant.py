@@ -47,8 +47,7 @@ def check_plant(
         chain = sorted(pieces[link_id], key=lambda s: s.seq)
 
         def name(device: str, port: int) -> str:
-            sw = switches.get(device)
-            return sw.port_name(port) if sw else design.shape.port_name(port)
+            return design.port_name(device, port, switches)
 
         want = (
             (lk.a_device, name(lk.a_device, lk.a_port)),
