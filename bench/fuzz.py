@@ -214,6 +214,8 @@ class Campaign:
         self.keep = keep
         self.timeout = timeout
         self.shard, self.shards = shard, shards
+        #: the kinds run (all when empty): ``--only captures`` replays a campaign's captures
+        self.only: tuple[str, ...] = ()
         #: cases generated so far per kind (every shard's), numbering the kept fixtures
         self.index: Counter[str] = Counter()
         self.tamper_failures: list[str] = []
@@ -227,9 +229,18 @@ class Campaign:
     def mine(self, kind: str) -> bool:
         """Number the next case of ``kind``; True when this shard runs it."""
         self.index[kind] += 1
+        if self.only and kind not in self.only:
+            return False
         return self.index[kind] % self.shards == self.shard
 
-    def case(self, kind: str, argv: list[str], files: dict[str, str | bytes], named: str) -> str:
+    def case(
+        self,
+        kind: str,
+        argv: list[str],
+        files: dict[str, str | bytes],
+        named: str,
+        extra: dict[str, str] | None = None,
+    ) -> str:
         outcome, rss, seconds, err = run_case(argv, self.timeout)
         done = sum(sum(c.values()) for c in self.counts.values()) + 1
         if done % 100 == 0:
@@ -252,7 +263,10 @@ class Campaign:
             for name, data in files.items():
                 (folder / name).write_bytes(data.encode() if isinstance(data, str) else data)
             (folder / "case.json").write_text(
-                json.dumps({"argv": argv, "outcome": outcome, "stderr": err[-2000:]}, indent=1)
+                json.dumps(
+                    {"argv": argv, "outcome": outcome, "stderr": err[-2000:], **(extra or {})},
+                    indent=1,
+                )
             )
         return outcome
 
@@ -318,7 +332,18 @@ def captures(camp: Campaign, rng: random.Random, n: int, tmp: Path) -> None:
             path = folder / original.relative_to(FIELD / "results")
             path.write_text(text, encoding="utf-8")
             argv = ["grade", str(design), "--results", str(folder), "--report", str(tmp / "g.md")]
-        camp.case("captures", argv, {path.name: text}, str(path))
+        camp.case("captures", argv, {path.name: text}, str(path), results_file(path, tmp))
+
+
+def results_file(path: Path, tmp: Path) -> dict[str, str]:
+    """Where a mutated results file sits in the field example's results/ (for the replay)."""
+    relative = path.relative_to(tmp)
+    if not relative.parts[0].startswith("results"):
+        return {}
+    return {
+        "results_base": "examples/field/results",
+        "results_file": str(Path(*relative.parts[1:])),
+    }
 
 
 def specs(camp: Campaign, rng: random.Random, n: int, tmp: Path) -> None:
@@ -406,6 +431,9 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--keep", type=Path, default=ROOT / "tests" / "fixtures" / "fuzz")
     parser.add_argument("--jobs", type=int, default=1, help="shards run side by side")
+    parser.add_argument(
+        "--only", action="append", help="run only these kinds (the others are generated, not run)"
+    )
     parser.add_argument("--log", type=Path, help="write every refusal's first line here (JSONL)")
     args = parser.parse_args()
     from railplan.cli.app import _load_commands
@@ -447,6 +475,7 @@ def run_shard(args: argparse.Namespace, shard: int, shards: int) -> Campaign:
     """Every ``shards``-th case of the campaign (all of it for one shard)."""
     rng = random.Random(args.seed)
     camp = Campaign(args.keep, args.timeout, shard, shards)
+    camp.only = tuple(args.only or ())
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         if not args.no_tamper:
