@@ -10,7 +10,8 @@ stderr and the child's peak RSS (``os.wait4``):
 
 - ``ok``: exit 0 or 1 (1: a check found problems, e.g. ``asbuilt``);
 - ``refused``: exit 2, every line ``railplan: error: ...``; ``refused-unnamed`` if the first
-  line does not name the input file;
+  line does not name the path at fault (``names_a_path``: the input file, or the flag or
+  field path of a ``--set``);
 - ``traceback``: exit 70 (an internal error), a Python traceback, or any other exit code;
 - ``over-2GiB``: killed by the memory limit or a MemoryError; ``timeout``: over ``--timeout``.
 
@@ -30,6 +31,7 @@ import os
 import random
 import re
 import resource
+import shutil
 import signal
 import sys
 import tempfile
@@ -193,36 +195,78 @@ def run_case(argv: list[str], timeout: float) -> tuple[str, int, float, str]:
 _FIELD_PATH = re.compile(r"(?:^|[\s'(])-{0,2}[A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])+")
 
 
-def names_a_path(line: str, named: str) -> bool:
-    """A refusal names the input file (or its name), or the field or flag at fault."""
-    if named and (named in line or Path(named).name in line):
-        return True
-    return bool(_FIELD_PATH.search(line.removeprefix("railplan: error: "))) or "--" in line
+def names_a_path(line: str, named: str, argv: list[str]) -> bool:
+    """A refusal names the path at fault. A file's case (``named`` is its path): the line names
+    that file or another file of the command (its path or name, e.g. a capture that does not
+    exist). A flag's case: the line names the flag or the dotted field path it sets."""
+    body = line.removeprefix("railplan: error: ")
+    if named:
+        files = [named, *(a for a in argv if "/" in a)]
+        return any(f in body or Path(f).name in body for f in files)
+    return bool(_FIELD_PATH.search(body)) or body.startswith(("--", "flags: "))
 
 
 class Campaign:
-    def __init__(self, keep: Path | None, timeout: float) -> None:
+    """Counts per outcome; with ``shards`` > 1 this process runs every ``shards``-th case only
+    (the cases are generated alike in every shard, from the same seed)."""
+
+    def __init__(self, keep: Path | None, timeout: float, shard: int = 0, shards: int = 1) -> None:
         self.keep = keep
         self.timeout = timeout
+        self.shard, self.shards = shard, shards
+        #: the kinds run (all when empty): ``--only captures`` replays a campaign's captures
+        self.only: tuple[str, ...] = ()
+        #: cases generated so far per kind (every shard's), numbering the kept fixtures
+        self.index: Counter[str] = Counter()
+        self.tamper_failures: list[str] = []
+        self.started = time.monotonic()
         self.counts: dict[str, Counter[str]] = {}
         self.peak: dict[str, int] = {}
         self.slowest: dict[str, float] = {}
+        #: (kind, first line) of every refusal, for ``--log``
+        self.refusals: list[tuple[str, str, str]] = []
 
-    def case(self, kind: str, argv: list[str], files: dict[str, str | bytes], named: str) -> str:
+    def mine(self, kind: str) -> bool:
+        """Number the next case of ``kind``; True when this shard runs it."""
+        self.index[kind] += 1
+        if self.only and kind not in self.only:
+            return False
+        return self.index[kind] % self.shards == self.shard
+
+    def case(
+        self,
+        kind: str,
+        argv: list[str],
+        files: dict[str, str | bytes],
+        named: str,
+        extra: dict[str, str] | None = None,
+    ) -> str:
         outcome, rss, seconds, err = run_case(argv, self.timeout)
+        done = sum(sum(c.values()) for c in self.counts.values()) + 1
+        if done % 100 == 0:
+            print(
+                f"shard {self.shard}: {done} runs, {time.monotonic() - self.started:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
         first = err.strip().splitlines()[0] if err.strip() else ""
-        if outcome == "refused" and not names_a_path(first, named):
+        if outcome == "refused" and not names_a_path(first, named, argv):
             outcome = "refused-unnamed"
+        if outcome.startswith("refused"):
+            self.refusals.append((kind, outcome, first))
         self.counts.setdefault(kind, Counter())[outcome] += 1
         self.peak[kind] = max(self.peak.get(kind, 0), rss)
         self.slowest[kind] = max(self.slowest.get(kind, 0.0), seconds)
         if outcome in BAD and self.keep is not None:
-            folder = self.keep / f"{kind}-{sum(self.counts[kind].values()):05d}"
+            folder = self.keep / f"{kind.strip('-')}-{self.index[kind]:05d}"
             folder.mkdir(parents=True, exist_ok=True)
             for name, data in files.items():
                 (folder / name).write_bytes(data.encode() if isinstance(data, str) else data)
             (folder / "case.json").write_text(
-                json.dumps({"argv": argv, "outcome": outcome, "stderr": err[-2000:]}, indent=1)
+                json.dumps(
+                    {"argv": argv, "outcome": outcome, "stderr": err[-2000:], **(extra or {})},
+                    indent=1,
+                )
             )
         return outcome
 
@@ -250,8 +294,10 @@ def designs(camp: Campaign, rng: random.Random, n: int, tmp: Path) -> None:
         text = json.dumps(data)
         if rng.random() < 0.05:
             text = text[: rng.randrange(len(text))]
-        path.write_text(text, encoding="utf-8")
         command = [a.replace("{tmp}", str(tmp)) for a in rng.choice(COMMANDS)]
+        if not camp.mine("design.json"):
+            continue
+        path.write_text(text, encoding="utf-8")
         camp.case(
             "design.json", [command[0], str(path), *command[1:]], {"design.json": text}, str(path)
         )
@@ -269,28 +315,35 @@ def captures(camp: Campaign, rng: random.Random, n: int, tmp: Path) -> None:
         if rng.random() < 0.6:
             plan, source, flag = rng.choice(sources)
             text = mutate_text(rng, source.read_text(encoding="utf-8"))
+            if not camp.mine("captures"):
+                continue
             path = tmp / f"c{i % 5}{source.suffix}"
             path.write_text(text, encoding="utf-8")
             argv = ["asbuilt", str(plan), flag, str(path), "--report", str(tmp / "r.md")]
         else:
+            original = rng.choice(results)
+            text = mutate_text(rng, original.read_text(encoding="utf-8", errors="replace"))
+            if not camp.mine("captures"):
+                continue
             folder = tmp / f"results{i % 3}"
             if folder.exists():
-                import shutil
-
                 shutil.rmtree(folder)
-            shutil_copy(FIELD / "results", folder)
-            victim = folder / rng.choice(results).relative_to(FIELD / "results")
-            text = mutate_text(rng, victim.read_text(encoding="utf-8", errors="replace"))
-            victim.write_text(text, encoding="utf-8")
-            path = victim
+            shutil.copytree(FIELD / "results", folder)
+            path = folder / original.relative_to(FIELD / "results")
+            path.write_text(text, encoding="utf-8")
             argv = ["grade", str(design), "--results", str(folder), "--report", str(tmp / "g.md")]
-        camp.case("captures", argv, {path.name: text}, "")
+        camp.case("captures", argv, {path.name: text}, str(path), results_file(path, tmp))
 
 
-def shutil_copy(src: Path, dst: Path) -> None:
-    import shutil
-
-    shutil.copytree(src, dst)
+def results_file(path: Path, tmp: Path) -> dict[str, str]:
+    """Where a mutated results file sits in the field example's results/ (for the replay)."""
+    relative = path.relative_to(tmp)
+    if not relative.parts[0].startswith("results"):
+        return {}
+    return {
+        "results_base": "examples/field/results",
+        "results_file": str(Path(*relative.parts[1:])),
+    }
 
 
 def specs(camp: Campaign, rng: random.Random, n: int, tmp: Path) -> None:
@@ -301,8 +354,10 @@ def specs(camp: Campaign, rng: random.Random, n: int, tmp: Path) -> None:
         data = mutate_json(rng, base, rng.randint(1, 3))
         text = yaml.safe_dump(data)
         path = tmp / f"s{i % 5}.yaml"
-        path.write_text(text, encoding="utf-8")
         command = rng.choice([["plan", "--no-layout", "--json"], ["plan", "--json"], ["cables"]])
+        if not camp.mine("spec"):
+            continue
+        path.write_text(text, encoding="utf-8")
         camp.case("spec", [command[0], str(path), *command[1:]], {"spec.yaml": text}, str(path))
 
 
@@ -313,6 +368,8 @@ def sets(camp: Campaign, rng: random.Random, n: int) -> None:
         value = rng.choice(HOSTILE)
         shown = json.dumps(value) if not isinstance(value, str) else value
         argv = ["plan", str(SPEC), "--no-layout", "--json", "--set", f"{rng.choice(keys)}={shown}"]
+        if not camp.mine("--set"):
+            continue
         camp.case("--set", argv, {"argv.json": json.dumps(argv)}, "")
 
 
@@ -324,6 +381,8 @@ def catalogs(camp: Campaign, rng: random.Random, n: int, tmp: Path) -> None:
         source = rng.choice(files)
         data = yaml.safe_load(source.read_text(encoding="utf-8"))
         data = mutate_json(rng, data, rng.randint(1, 3))
+        if not camp.mine("catalog"):
+            continue
         folder = tmp / f"cat{i % 3}"
         folder.mkdir(exist_ok=True)
         for old in folder.iterdir():
@@ -347,6 +406,8 @@ def tamper_matrix(camp: Campaign, tmp: Path) -> None:
         path.write_text(json.dumps(data), encoding="utf-8")
         for command in COMMANDS:
             argv = [a.replace("{tmp}", str(tmp)) for a in command]
+            if not camp.mine("tamper"):
+                continue
             outcome = camp.case(
                 "tamper",
                 [argv[0], str(path), *argv[1:]],
@@ -354,7 +415,8 @@ def tamper_matrix(camp: Campaign, tmp: Path) -> None:
                 str(path),
             )
             if outcome != "refused":
-                print(f"tamper {name!r} through {argv[0]}: {outcome}", file=sys.stderr)
+                camp.tamper_failures.append(f"tamper {name!r} through {argv[0]}: {outcome}")
+                print(camp.tamper_failures[-1], file=sys.stderr)
 
 
 def main() -> None:
@@ -368,17 +430,52 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=35)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--keep", type=Path, default=ROOT / "tests" / "fixtures" / "fuzz")
+    parser.add_argument("--jobs", type=int, default=1, help="shards run side by side")
+    parser.add_argument(
+        "--only", action="append", help="run only these kinds (the others are generated, not run)"
+    )
+    parser.add_argument("--log", type=Path, help="write every refusal's first line here (JSONL)")
     args = parser.parse_args()
     from railplan.cli.app import _load_commands
 
     _load_commands()
-    with contextlib.redirect_stdout(io.StringIO()):
-        import railplan
-
-        railplan.load_catalog()
-    rng = random.Random(args.seed)
-    camp = Campaign(args.keep, args.timeout)
+    warm()
     started = time.monotonic()
+    camp = run_shard(args, 0, 1) if args.jobs <= 1 else run_shards(args)
+    print(camp.table())
+    if args.log is not None:
+        with args.log.open("w", encoding="utf-8") as log:
+            for kind, outcome, first in camp.refusals:
+                log.write(json.dumps({"kind": kind, "outcome": outcome, "line": first}) + "\n")
+    print(f"\n{time.monotonic() - started:.0f} s, seed {args.seed}, {args.jobs} job(s)")
+    bad = sum(c.get(o, 0) for c in camp.counts.values() for o in BAD)
+    tamper = camp.counts.get("tamper", Counter())
+    if not args.no_tamper and tamper.get("refused", 0) != sum(tamper.values()):
+        bad += 1
+    sys.exit(1 if bad else 0)
+
+
+def warm() -> None:
+    """Every module a command imports, imported here once and the catalog loaded: each forked
+    case then costs its own work, not the imports its command makes on first use (about 1 s
+    on the shared machine, which was most of a case)."""
+    import importlib
+    import pkgutil
+
+    import railplan
+
+    for module in pkgutil.walk_packages(railplan.__path__, "railplan."):
+        if not module.name.startswith(("railplan.tui", "railplan.__main__", "railplan.examples")):
+            importlib.import_module(module.name)
+    with contextlib.redirect_stdout(io.StringIO()):
+        railplan.load_catalog()
+
+
+def run_shard(args: argparse.Namespace, shard: int, shards: int) -> Campaign:
+    """Every ``shards``-th case of the campaign (all of it for one shard)."""
+    rng = random.Random(args.seed)
+    camp = Campaign(args.keep, args.timeout, shard, shards)
+    camp.only = tuple(args.only or ())
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         if not args.no_tamper:
@@ -388,13 +485,48 @@ def main() -> None:
         specs(camp, rng, args.specs, tmp)
         sets(camp, rng, args.sets)
         catalogs(camp, rng, args.catalogs, tmp)
-    print(camp.table())
-    print(f"\n{time.monotonic() - started:.0f} s, seed {args.seed}")
-    bad = sum(c.get(o, 0) for c in camp.counts.values() for o in BAD)
-    tamper = camp.counts.get("tamper", Counter())
-    if not args.no_tamper and tamper.get("refused", 0) != sum(tamper.values()):
-        bad += 1
-    sys.exit(1 if bad else 0)
+    return camp
+
+
+def run_shards(args: argparse.Namespace) -> Campaign:
+    """``--jobs`` forked shards side by side, their counts merged (each child writes its own
+    as JSON; the campaign is the same as with one job, only faster on several cores)."""
+    total = Campaign(args.keep, args.timeout)
+    with tempfile.TemporaryDirectory() as folder:
+        pids = []
+        for shard in range(args.jobs):
+            pid = os.fork()
+            if pid == 0:
+                code = 0
+                try:
+                    camp = run_shard(args, shard, args.jobs)
+                    state = {
+                        "counts": camp.counts, "peak": camp.peak, "slowest": camp.slowest,
+                        "refusals": camp.refusals, "tamper": camp.tamper_failures,
+                    }  # fmt: skip
+                    Path(folder, f"{shard}.json").write_text(json.dumps(state))
+                except BaseException:
+                    import traceback
+
+                    traceback.print_exc()
+                    code = 1
+                os._exit(code)
+            pids.append(pid)
+        for pid in pids:
+            _, status = os.waitpid(pid, 0)
+            if status != 0:
+                raise SystemExit(f"a shard of the campaign failed (status {status})")
+        for shard in range(args.jobs):
+            state = json.loads(Path(folder, f"{shard}.json").read_text())
+            for kind, counts in state["counts"].items():
+                total.counts.setdefault(kind, Counter()).update(counts)
+            for kind, peak in state["peak"].items():
+                total.peak[kind] = max(total.peak.get(kind, 0), peak)
+            for kind, slow in state["slowest"].items():
+                total.slowest[kind] = max(total.slowest.get(kind, 0.0), slow)
+            total.refusals += [tuple(r) for r in state["refusals"]]
+            total.tamper_failures += state["tamper"]
+    return total
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from railplan.design.limits import check_design_bytes
 from railplan.errors import DesignFileError
@@ -353,3 +355,41 @@ def test_no_file_is_created_once_a_signal_removes_the_temporaries(tmp_path: Path
         assert not list(tmp_path.iterdir())
     finally:
         atomic._stopping.clear()
+
+
+def _structure(node: object) -> tuple[int, int, int]:
+    """Commas, objects and lists of a parsed JSON value, counted from the value itself."""
+    if isinstance(node, dict):
+        parts = [_structure(v) for v in node.values()]
+        own = (max(len(node) - 1, 0), 1, 0)
+    elif isinstance(node, list):
+        parts = [_structure(v) for v in node]
+        own = (max(len(node) - 1, 0), 0, 1)
+    else:
+        return (0, 0, 0)
+    commas, objects, lists = (sum(x) for x in zip(own, *parts, strict=False))
+    return commas, objects, lists
+
+
+_TEXT = st.text(alphabet=st.sampled_from([*'ab,{[]}"\\:', "\u00e9", "\n"]), max_size=8)
+_JSON = st.recursive(
+    st.none() | st.integers(-5, 5) | _TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXT, inner, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON, st.booleans())
+def test_the_byte_count_sees_only_the_structure_outside_strings(value: object, pretty) -> None:
+    """The count (quotes paired, escapes dropped, split by window) is the parsed value's own."""
+    from railplan.design import limits
+
+    raw = json.dumps(value, indent=1 if pretty else None, ensure_ascii=False).encode()
+    assert limits._counted(raw) == _structure(value)
+    old = limits._WINDOW
+    try:
+        limits._WINDOW = 3  # strings across window edges
+        assert limits._counted(raw) == _structure(value)
+    finally:
+        limits._WINDOW = old

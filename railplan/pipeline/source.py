@@ -7,7 +7,8 @@ is, unless a re-layout is asked for).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -15,7 +16,7 @@ from typing import Literal
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design, design_from_dict
 from railplan.design.limits import check_design_bytes
-from railplan.errors import DesignFileError, SpecError
+from railplan.errors import CatalogError, DesignFileError, InfeasibleError, SpecError
 from railplan.gc_pause import paused
 from railplan.identifiers import shorten
 from railplan.pipeline.build import Build, build
@@ -37,9 +38,37 @@ def read_design(path: Path) -> Design:
     return design_from_dict(data, str(path))
 
 
+def design_reference_problems(design: Design, catalog: Catalog) -> list[str]:
+    """The design's part ids the catalog does not have, each named by its JSON path (at most
+    a few: one bad id is usually repeated on every row of the part)."""
+    out: list[str] = []
+
+    def unknown(path: str, ident: str, table: Mapping[str, object], what: str) -> None:
+        if ident not in table and len(out) < 5:
+            out.append(
+                f"{path}: the {what} {shorten(repr(ident), 60)} is not in the catalog; "
+                "`railplan catalog list` shows its ids"
+            )
+
+    for i, sw in enumerate(design.switches):
+        unknown(f"switches[{i}].model", sw.model, catalog.switches, "switch")
+    nic = design.shape.nic_model
+    if nic != "custom":
+        unknown("shape.nic_model", nic, catalog.nics, "NIC")
+    for i, cable in enumerate(design.cables):
+        for end in ("a", "b"):
+            part = getattr(cable, f"transceiver_{end}", "") or ""
+            if part:
+                unknown(f"cables[{i}].transceiver_{end}", part, catalog.transceivers, "optic")
+    return out
+
+
 def design_problems(design: Design, catalog: Catalog) -> list[str]:
     """What ``check`` finds wrong with a loaded design, a spec inside it that is not valid, and,
     when both pass, where the file disagrees with what its spec plans (``rederive``)."""
+    unknown = design_reference_problems(design, catalog)
+    if unknown:  # the checks below look the parts up: name each missing one by its path
+        return unknown
     problems = check(design, catalog)
     if design.spec:
         try:
@@ -47,6 +76,31 @@ def design_problems(design: Design, catalog: Catalog) -> list[str]:
         except SpecError as exc:
             problems += str(exc).splitlines()
     return problems or rederivation_problems(design, catalog)
+
+
+def catalog_reference_problems(spec: Spec, catalog: Catalog) -> list[str]:
+    """The spec's part ids the catalog does not have, each named by its field path."""
+    refs: list[tuple[str, str | None, Mapping[str, object], str]] = [
+        ("cluster.node", spec.cluster.node, catalog.nodes, "node model"),
+        ("cluster.nic", spec.cluster.nic, catalog.nics, "NIC"),
+    ]
+    refs += [
+        (f"fabric.switches[{i}]", s, catalog.switches, "switch")
+        for i, s in enumerate(spec.fabric.switches or ())
+    ]
+    return [
+        f"{path}: unknown {what} {shorten(repr(ident), 60)}; the catalog has: "
+        + ", ".join(sorted(table))
+        for path, ident, table, what in refs
+        if ident and ident not in table
+    ]
+
+
+def _prefixed(message: str, where: str) -> str:
+    """Every line of ``message`` starting with ``where: `` (unless it already names it)."""
+    return "\n".join(
+        line if line.startswith(where) else f"{where}: {line}" for line in message.splitlines()
+    )
 
 
 @dataclass
@@ -63,6 +117,22 @@ class DesignSource:
     _design: Design | None = field(default=None, repr=False)
     _spec: Spec | None = field(default=None, repr=False)
 
+    def where(self) -> str:
+        """How refusals name this source: the spec file's name, or ``flags``."""
+        return self.source.name if self.source is not None else "flags"
+
+    @contextmanager
+    def _naming(self) -> Iterator[None]:
+        """A refusal raised while planning a spec file names the file first, so every refusal
+        of a bad file says which file it is (flags alone are named by their field paths)."""
+        if self.source is None or self.is_design_file():  # flags name their field paths
+            yield
+            return
+        try:
+            yield
+        except (SpecError, CatalogError, InfeasibleError) as exc:
+            raise type(exc)(_prefixed(str(exc), self.where())) from None
+
     def is_design_file(self) -> bool:
         return self.source is not None and self.source.suffix.lower() == ".json"
 
@@ -76,12 +146,17 @@ class DesignSource:
         ``topology: auto`` as the ``advisor`` decides, when there is one."""
         if self._spec is None:
             spec = self._read_spec()
+            if not self.is_design_file():
+                problems = catalog_reference_problems(spec, self.catalog())
+                if problems:
+                    raise CatalogError(_prefixed("\n".join(problems), self.where()))
             if (
                 self.advisor is not None
                 and not self.is_design_file()
                 and spec.fabric.topology == AUTO_TOPOLOGY
             ):
-                spec = self.advisor(spec, self.catalog())
+                with self._naming():
+                    spec = self.advisor(spec, self.catalog())
             self._spec = spec
         return self._spec
 
@@ -109,7 +184,11 @@ class DesignSource:
                     )
                 assert self.source is not None
                 design = read_design(self.source)
-                problems = design_problems(design, self.catalog())
+                catalog = self.catalog()
+                try:
+                    problems = design_problems(design, catalog)
+                except (SpecError, CatalogError) as exc:  # a check that met a bad value
+                    raise DesignFileError(_prefixed(str(exc), str(self.source))) from None
                 if problems:
                     raise DesignFileError(
                         "\n".join(f"{self.source}: {shorten(p, 300)}" for p in problems)
@@ -118,7 +197,9 @@ class DesignSource:
                     )
                 self._design = design
             else:
-                self._design = build(self.spec(), self.catalog(), layout=False).design
+                spec = self.spec()
+                with self._naming():
+                    self._design = build(spec, self.catalog(), layout=False).design
         return self._design
 
     def built(
@@ -140,16 +221,18 @@ class DesignSource:
         ``bill=False`` leaves the bill out.
         """
         if not self.is_design_file():
-            built = build(
-                self.spec(),
-                self.catalog(),
-                layout=layout,
-                objective=objective,
-                time_limit_s=time_limit_s,
-                progress=progress,
-                method=method,
-                bill=bill,
-            )
+            spec = self.spec()
+            with self._naming():
+                built = build(
+                    spec,
+                    self.catalog(),
+                    layout=layout,
+                    objective=objective,
+                    time_limit_s=time_limit_s,
+                    progress=progress,
+                    method=method,
+                    bill=bill,
+                )
             self._design = built.design
             return built
         from railplan.physical.bom import bom

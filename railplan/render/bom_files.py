@@ -21,6 +21,8 @@ from railplan.catalog import Catalog
 from railplan.costs import PricedBill, SpareLine, Tco, priced_bill, spares, tco
 from railplan.physical.bom import TIERS, Bom
 from railplan.render.cables_csv import FORMULA_STARTS, to_csv
+from railplan.safe_text import cell as safe_cell
+from railplan.safe_text import visible
 from railplan.spec import Spec
 
 SWITCH_ROLES = ("leaf", "spine", "core")
@@ -231,10 +233,13 @@ def _put(cell: Any, value: Any, column: str) -> None:
     if value is None:
         return
     if isinstance(value, str):
-        cell.value = value
+        from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+        # control characters an .xlsx cannot hold are shown as escapes (safe_text.visible)
+        cell.value = ILLEGAL_CHARACTERS_RE.sub(lambda m: visible(m.group()), value)
         cell.data_type = "s"  # never a formula, whatever it starts with
-        if value.startswith(FORMULA_STARTS):
-            cell.quotePrefix = True
+        if value.startswith(FORMULA_STARTS) or safe_cell(value) != value:
+            cell.quotePrefix = True  # shown as text when edited, after any blank-like prefix
         return
     cell.value = value
     for suffix, fmt in _FORMATS.items():
