@@ -299,10 +299,25 @@ def test_interface_names_fit_linux_and_read_back() -> None:
     assert ifname("P9/2") == "swp9s1" and ifname("nic1.p2") == "nic1.p2"
 
 
+@pytest.mark.parametrize(
+    "tiers",
+    [
+        2,
+        pytest.param(
+            3,
+            marks=pytest.mark.skipif(
+                not os.environ.get("RAILPLAN_SLOW"),
+                reason="the 3-tier lab (36 namespaces, 320 veth pairs) runs with RAILPLAN_SLOW=1",
+            ),
+        ),
+    ],
+)
 def test_lldpd_fabric_healthy_then_exactly_the_injected_faults(
-    lab: Lab, tmp_path: Path, cli
+    lab: Lab, tmp_path: Path, cli, tiers: int
 ) -> None:
-    spec_design = _eight_rail_roft()
+    spec_design = _eight_rail_roft(tiers)
+    n_links = len(spec_design.links)
+    n_devices = len(spec_design.nodes) + len(spec_design.switches)
     design_file = tmp_path / "design.json"
     design_file.write_text(design_to_json(spec_design))
     cabled = _cable_plan(spec_design)
@@ -310,7 +325,7 @@ def test_lldpd_fabric_healthy_then_exactly_the_injected_faults(
         if (dev, iface) < (peer, peer_if):
             lab.cable(dev, iface, peer, peer_if)
     devices = sorted({d for d, _ in cabled})
-    assert len(devices) == 20 and len(cabled) == 2 * 192
+    assert len(devices) == n_devices and len(cabled) == 2 * n_links
     lab.start()
     lab.capture(devices, _expected(cabled), tmp_path / "healthy")
     healthy = check_asbuilt(spec_design, lldp=[tmp_path / "healthy"])
@@ -322,12 +337,12 @@ def test_lldpd_fabric_healthy_then_exactly_the_injected_faults(
         for c in healthy.links
         if c.link_id in f.links
     } == {("wrong_speed", 10.0)}
-    assert healthy.counts()["wrong_speed"] == 192 and not healthy.unexpected
-    assert healthy.ignored == 0 and healthy.verified == 192
+    assert healthy.counts()["wrong_speed"] == n_links and not healthy.unexpected
+    assert healthy.ignored == 0 and healthy.verified == n_links
     shown = cli("asbuilt", design_file, "--lldp", tmp_path / "healthy", "--json")
     doc = json.loads(shown.out)
     assert shown.code == 1 and {f["kind"] for f in doc["findings"]} == {"wrong_speed"}
-    assert doc["verified_links"] == 192 and doc["ignored_sightings"] == 0
+    assert doc["verified_links"] == n_links and doc["ignored_sightings"] == 0
 
     # the faults, on four disjoint node links of the first leaf
     names = NameMap(spec_design)
@@ -379,15 +394,17 @@ def test_lldpd_fabric_healthy_then_exactly_the_injected_faults(
     ), [r for r in report.summary_rows() if r[0] != "wrong_speed"]
     (unexpected,) = report.unexpected
     assert "foreign-host" in (unexpected.a + unexpected.b)
-    assert report.counts()["wrong_speed"] == 188 and report.ignored == 0
+    assert report.counts()["wrong_speed"] == n_links - 4 and report.ignored == 0
 
 
-def _eight_rail_roft() -> Design:
+def _eight_rail_roft(tiers: int = 2) -> Design:
+    """8 DGX-class nodes on cx732q-n: 12 switches and 192 links in 2 tiers; 28 switches and
+    320 links with a core tier."""
     import railplan
 
     spec = {
         "name": "lldp-live",
         "cluster": {"gpus": 64, "gpus_per_node": 8, "nics_per_node": 8, "port_speed_gbps": 400},
-        "fabric": {"switches": ["cx732q-n"]},
+        "fabric": {"switches": ["cx732q-n"], "topology": "roft", "tiers": tiers},
     }
     return railplan.plan(railplan.spec_from_dict(spec))
