@@ -230,18 +230,24 @@ def _legend(
     group = Group()
     for k, text in enumerate(lines[:3]):
         group.add(_text(0, height - 4 * mm - k * 9, text, 7))
-    group.add(_line_key(height - 4 * mm - min(len(lines), 3) * 9, design.topology == "matrix"))
+    skips = any(lay.row_of[b] - lay.row_of[a] > 1 for a, b, _ in bundles)
+    group.add(_line_key(height - 4 * mm - min(len(lines), 3) * 9, design.topology, skips))
     return group
 
 
-def _line_key(y: float, matrix: bool) -> Group:
-    """The key to the line styles: solid between adjacent rows, dashed grey past a row."""
+def _line_key(y: float, topology: str, skips: bool) -> Group:
+    """The key to the line styles: solid between adjacent rows, dashed grey past a row (when
+    a line does)."""
     past = (
         "nodes to their leaf B (each node's B-side NIC ports), drawn beside the A leaves"
-        if matrix
+        if topology == "matrix"
         else "links that skip a row, drawn beside that row's boxes"
     )
-    keys = [(None, pc.INK, "links between adjacent rows"), ([2, 1.5], pc.GREY, past)]
+    keys: list[tuple[list[float] | None, object, str]] = [
+        (None, pc.INK, "links between adjacent rows")
+    ]
+    if skips:
+        keys.append(([2, 1.5], pc.GREY, past))
     group, x = Group(), 0.0
     for dash, colour, text in keys:
         group.add(
