@@ -171,10 +171,6 @@ def _body_fill(reader: PdfReader, i: int) -> float:
 
 @pytest.mark.parametrize("name", ["seed001-64gpu", "h100-1k"])
 @pytest.mark.parametrize("doc", ["sheets", "testplan"])
-@pytest.mark.xfail(
-    reason="merge of issues 27/30/35 left one case failing (a non-finite legacy price; the 1k test plan spill page); open, see the closing note",
-    strict=False,
-)
 def test_no_near_empty_spill_page(name: str, doc: str) -> None:
     """A page that only carries on the section of the page before it is at least a fifth full
     (a few last rows are squeezed onto the previous page; notes sit above their table)."""

@@ -66,15 +66,62 @@ class _Member:
     slot_word: str
 
 
+def _served_su(design: Design) -> dict[str, int]:
+    """Matrix B leaf -> the node SU it serves, when it serves one only: B leaves carry their
+    own running index in ``su``, so the figure numbers them by the nodes' SUs instead (one SU
+    definition on every row: "B leaves SU1" beside "nodes SU1")."""
+    su_of = {n.id: n.su for n in design.nodes}
+    b_leaves = {sw.id for sw in design.switches if sw.role == "leaf-b"}
+    seen: dict[str, set[int]] = defaultdict(set)
+    for lk in design.links:
+        for sw, other in ((lk.a_device, lk.b_device), (lk.b_device, lk.a_device)):
+            if sw in b_leaves and other in su_of:
+                seen[sw].add(su_of[other])
+    return {sw: next(iter(sus)) for sw, sus in seen.items() if len(sus) == 1}
+
+
 def _members(design: Design, plane: int | None) -> list[_Member]:
     out = [_Member(n.id, 0, "node", n.su, "SU") for n in design.nodes]
     out += [_Member(d.id, 0, "device", d.su, "SU") for d in design.devices]
+    served = _served_su(design) if design.topology == "matrix" else {}
+    if design.topology == "matrix" and any(
+        sw.role == "leaf-b" and sw.id not in served for sw in design.switches
+    ):
+        served = {}  # a B leaf serves several SUs: keep every B leaf on its own numbering
     for sw in design.switches:
         if plane is not None and sw.plane != plane:
             continue
         slot, word = (sw.su, "SU") if sw.tier == 1 else (sw.pod, "pod")
-        out.append(_Member(sw.id, sw.tier, sw.role, slot, word))
+        out.append(_Member(sw.id, sw.tier, sw.role, served.get(sw.id, slot), word))
     return out
+
+
+def _pod_size(design: Design) -> int:
+    """SUs per pod (0 without pods): SU groups of the figure keep pods whole."""
+    pods: dict[int, set[int]] = defaultdict(set)
+    for sw in design.switches:
+        if sw.tier == 1 and sw.pod >= 0 and sw.su >= 0:
+            pods[sw.pod].add(sw.su)
+    if not pods:  # leaves carry no pod: read it off their uplinks to the pods' spines
+        tier = {sw.id: sw for sw in design.switches}
+        for lk in design.links:
+            a, b = tier.get(lk.a_device), tier.get(lk.b_device)
+            if a is None or b is None or {a.tier, b.tier} != {1, 2}:
+                continue
+            leaf, spine = (a, b) if a.tier == 1 else (b, a)
+            if leaf.su >= 0 and spine.pod >= 0:
+                pods[spine.pod].add(leaf.su)
+    return max((len(s) for s in pods.values()), default=0) if len(pods) > 1 else 0
+
+
+def _keep_pods_whole(per: int, pod: int) -> int:
+    """The SUs per box raised to a divisor of the pod (several boxes to a pod) or a multiple
+    of it (whole pods to a box), so no box spans a pod boundary."""
+    if pod <= 1 or per <= 1:
+        return per
+    if per <= pod:
+        return next(d for d in range(per, pod + 1) if pod % d == 0)
+    return math.ceil(per / pod) * pod
 
 
 def _span(word: str, slots: Sequence[int]) -> str:
@@ -82,14 +129,19 @@ def _span(word: str, slots: Sequence[int]) -> str:
     return f"{word}{lo}" if lo == hi else f"{word}{lo}-{hi}"
 
 
-def _group_role(members: list[_Member], max_per_rank: int) -> dict[str, tuple[str, str]]:
-    """device -> (box key, box title) for the members of one tier and role."""
+def _group_role(
+    members: list[_Member], max_per_rank: int, pod: int = 0
+) -> dict[str, tuple[str, str]]:
+    """device -> (box key, box title) for the members of one tier and role (SU groups keep
+    pods of ``pod`` SUs whole)."""
     role, tier = members[0].role, members[0].tier
     name = PLURAL.get(role, role)
     slots = sorted({m.slot for m in members if m.slot >= 0})
     out: dict[str, tuple[str, str]] = {}
     if slots and all(m.slot >= 0 for m in members):
         per = math.ceil(len(slots) / max_per_rank)
+        if members[0].slot_word == "SU" and slots == list(range(slots[0], slots[-1] + 1)):
+            per = _keep_pods_whole(per, pod)
         index = {s: i // per for i, s in enumerate(slots)}
         spans: dict[int, list[int]] = defaultdict(list)
         for s in slots:
@@ -124,9 +176,10 @@ def fabric_graph(
         for m in members:
             by_role[(m.tier, m.role)].append(m)
         roles_in_tier = Counter(t for t, _ in by_role)
+        pod = _pod_size(design)
         for (tier, _), group in sorted(by_role.items()):
             share = max(1, max_per_rank // roles_in_tier[tier])
-            where.update(_group_role(group, share))
+            where.update(_group_role(group, share, pod))
     info = {m.device: m for m in members}
     inside: dict[str, list[str]] = defaultdict(list)
     for device, (key, _) in where.items():

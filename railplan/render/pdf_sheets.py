@@ -196,11 +196,21 @@ class RackRow(Flowable):
         c.setFillColor(pc.INK)
         font = pc.BOLD if sw is None else pc.FONT
         size = max(pc.MIN_PAGE_PT, min(7.0, h * 0.55))
-        second = f"({sw.model})" if sw is not None else f"U{p.u}-U{p.u + p.height_u - 1}"
+        where = f"U{p.u}" if p.height_u == 1 else f"U{p.u}-U{p.u + p.height_u - 1}"
+        second = f"({sw.model})" if sw is not None else where
         one_line = f"{p.device} {second}" if sw is not None else p.device
         lines = [one_line]
         if sw is None or c.stringWidth(one_line, font, size) > w - 2:
             lines = [p.device, second]
+        if sw is not None:
+            # a switch names its U too, in the first layout that fits whole (never cut for it)
+            tried = [[f"{where} {p.device} {second}"], [f"{where} {p.device}", second],
+                     [p.device, f"{second} {where}"]]  # fmt: skip
+            for option in tried:
+                wide = max(c.stringWidth(t, font, size) for t in option)
+                if wide <= w - 2 and h >= (size + 1) * len(option) + 1:
+                    lines = option
+                    break
         if h < (size + 1) * len(lines) + 1:
             lines = lines[:1]  # a low box: its name only
         top = y + h / 2 + (len(lines) - 1) * (size + 1) / 2 - size * 0.35

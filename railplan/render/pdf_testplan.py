@@ -131,12 +131,20 @@ class _FitOrFlow(Flowable):
     """Groups of flowables (each kept together) that go on the page as they are when they fit,
     set tighter (the ``tight`` groups) when that fits the rest of the page, and flow on to the
     next page group by group otherwise: a section's last few lines never open a page of their
-    own when a little less spacing keeps them on this one."""
+    own when a little less spacing keeps them on this one, and when they must, enough groups
+    go with them that the page they open is at least a fifth full (``MIN_SPILL``)."""
 
-    def __init__(self, normal: list[list[Flowable]], tight: list[list[Flowable]]) -> None:
+    #: the least share of a frame the groups carried to the next page fill (a fifth, and a
+    #: margin for the running header and footer the frame leaves out)
+    MIN_SPILL = 0.25
+
+    def __init__(
+        self, normal: list[list[Flowable]], tight: list[list[Flowable]], frame_h: float
+    ) -> None:
         super().__init__()
         self.normal = normal
         self.tight = tight
+        self.frame_h = frame_h
 
     @staticmethod
     def _height(groups: list[list[Flowable]], aw: float) -> float:
@@ -151,9 +159,18 @@ class _FitOrFlow(Flowable):
         slack = 2 * mm
         if self._height(self.tight, aw) <= ah - slack:
             return [f for g in self.tight for f in g]
-        if self._height(self.normal[:1], aw) > ah - slack:
-            return []  # not even the first group fits: the frame moves on to the next page
-        return [*self.normal[0], *(KeepTogether(g) for g in self.normal[1:])]
+        heights = [self._height([g], aw) for g in self.normal]
+        here, used = 0, 0.0
+        while here < len(heights) and used + heights[here] <= ah - slack:
+            used += heights[here]
+            here += 1
+        # the groups that would open the next page: never a near-empty page of their own
+        while 0 < here < len(heights) and sum(heights[here:]) < self.MIN_SPILL * self.frame_h:
+            here -= 1
+        if here == 0:
+            return []  # the frame moves on to the next page, all the groups with it
+        first = [f for g in self.normal[:here] for f in g]
+        return [*first, PageBreak(), *(KeepTogether(g) for g in self.normal[here:])]
 
     def draw(self) -> None:
         y = self.height
@@ -306,7 +323,9 @@ def _nccl_section(section: Section, number: int, frame: tuple[float, float]) -> 
     head = para("Commands", "h2")
     normal = [_commands(t.command, t.id) for t in section.tests]
     tight = [_commands(t.command, t.id, tight=True) for t in section.tests]
-    story.append(_FitOrFlow([[head, *normal[0]], *normal[1:]], [[head, *tight[0]], *tight[1:]]))
+    story.append(
+        _FitOrFlow([[head, *normal[0]], *normal[1:]], [[head, *tight[0]], *tight[1:]], frame[1])
+    )
     return story
 
 

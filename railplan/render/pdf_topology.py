@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from reportlab.graphics.shapes import Drawing, Group, Line, Polygon, Rect, String
+from reportlab.graphics.shapes import Drawing, Group, Line, Polygon, PolyLine, Rect, String
 from reportlab.lib.units import mm
 from reportlab.pdfbase import pdfmetrics
 from reportlab.platypus import Flowable
@@ -112,6 +112,25 @@ def _mesh_band(lay: _Layout, ra: int, rb: int, counts: list[int], mid_x: float) 
     return band
 
 
+def _detour(
+    lay: _Layout, ra: int, rb: int, start: tuple[float, float], end: tuple[float, float]
+) -> list[float]:
+    """The points of a line from row ``ra`` down to row ``rb``: straight, except that where it
+    would cross a box of a row in between it passes just right of that box instead."""
+    points = [*start]
+    (x0, y0), (x1, y1) = start, end
+    for r in range(ra + 1, rb):
+        for box in lay.rows[r]:
+            bx, by, bw = lay.pos[box.key]
+            top, bottom = by + lay.box_h, by
+            t_top, t_bottom = (y0 - top) / (y0 - y1), (y0 - bottom) / (y0 - y1)
+            xs = (x0 + (x1 - x0) * t_top, x0 + (x1 - x0) * t_bottom)
+            if max(xs) >= bx - 1 and min(xs) <= bx + bw + 1:
+                side = bx + bw + 1.5 * mm
+                points += [side, top + 1.5 * mm, side, bottom - 1.5 * mm]
+    return [*points, *end]
+
+
 def _lines(
     lay: _Layout, bundles: list[tuple[str, str, int]], meshes: set[tuple[int, int]]
 ) -> Group:
@@ -120,6 +139,7 @@ def _lines(
     for a, b, _ in bundles:
         per[(lay.row_of[a], lay.row_of[b])] += 1
     labels = Group()
+    drawn: dict[tuple[int, int], int] = defaultdict(int)
     for a, b, n in bundles:
         ra, rb = lay.row_of[a], lay.row_of[b]
         if (ra, rb) in meshes:
@@ -127,16 +147,20 @@ def _lines(
         xa, ya, wa = lay.pos[a]
         xb, yb, wb = lay.pos[b]
         near = rb - ra == 1
-        # a line past a row runs right of centre, behind that row's box, beside the near lines
+        # a line past a row runs right of centre and bends round that row's boxes (a dashed
+        # grey line, as the legend says), so it never crosses a box it does not end on
         at = 0.5 if near else 0.82
-        line = Line(xa + wa * at, ya, xb + wb * at, yb + lay.box_h)
-        line.strokeColor = pc.INK if near else pc.GREY
+        points = _detour(lay, ra, rb, (xa + wa * at, ya), (xb + wb * at, yb + lay.box_h))
+        line = PolyLine(points, strokeColor=pc.INK if near else pc.GREY)
         line.strokeWidth = 0.3 + 0.45 * math.log10(max(n, 1))
         line.strokeDashArray = None if near else [2, 1.5]
         group.add(line)
         if per[(ra, rb)] > MAX_LABELLED:
             continue
-        t = 0.62 if near else 0.8
+        # neighbouring labels of one row pair alternate heights, so crossing lines' numbers
+        # do not sit on each other
+        drawn[(ra, rb)] += 1
+        t = (0.62 if drawn[(ra, rb)] % 2 else 0.4) if near else 0.8
         mx = xa + wa * at + (xb + wb * at - xa - wa * at) * t
         my = ya + (yb + lay.box_h - ya) * t
         tw = pdfmetrics.stringWidth(f"{n}", pc.FONT, 6) + 2
@@ -204,8 +228,34 @@ def _legend(
                 f"links over {len(counts)} box pairs, {each} each (not labelled)"
             )
     group = Group()
-    for k, text in enumerate(lines[:4]):
+    for k, text in enumerate(lines[:3]):
         group.add(_text(0, height - 4 * mm - k * 9, text, 7))
+    skips = any(lay.row_of[b] - lay.row_of[a] > 1 for a, b, _ in bundles)
+    group.add(_line_key(height - 4 * mm - min(len(lines), 3) * 9, design.topology, skips))
+    return group
+
+
+def _line_key(y: float, topology: str, skips: bool) -> Group:
+    """The key to the line styles: solid between adjacent rows, dashed grey past a row (when
+    a line does)."""
+    past = (
+        "nodes to their leaf B (each node's B-side NIC ports), drawn beside the A leaves"
+        if topology == "matrix"
+        else "links that skip a row, drawn beside that row's boxes"
+    )
+    keys: list[tuple[list[float] | None, object, str]] = [
+        (None, pc.INK, "links between adjacent rows")
+    ]
+    if skips:
+        keys.append(([2, 1.5], pc.GREY, past))
+    group, x = Group(), 0.0
+    for dash, colour, text in keys:
+        group.add(
+            Line(x, y + 2.2, x + 8 * mm, y + 2.2, strokeColor=colour, strokeWidth=0.8,
+                 strokeDashArray=dash)
+        )  # fmt: skip
+        group.add(_text(x + 9.5 * mm, y, text, 7))
+        x += 9.5 * mm + pdfmetrics.stringWidth(text, pc.FONT, 7) + 6 * mm
     return group
 
 

@@ -91,7 +91,7 @@ class RailplanApp(App[None]):
                     with TabPane("Summary", id="tab-summary"), VerticalScroll():
                         yield Static(id="summary")
                     with TabPane("Compare", id="tab-compare"), VerticalScroll():
-                        yield DataTable(id="compare-table", cursor_type="column")
+                        yield DataTable(id="compare-table", cursor_type="column", fixed_columns=1)
                         yield Static(id="compare-note")
                 yield Static(id="status")
         yield Footer(compact=True, show_command_palette=False)
@@ -227,6 +227,7 @@ class RailplanApp(App[None]):
             table.add_column(label, key=key)
         table.add_rows(rows)
         table.move_cursor(column=max(1, min(column, len(columns) - 1)))
+        table.scroll_to(x=0, animate=False)  # the fixed label column and the first families
         lines = [
             "* recommended: the cheapest bill with every pair test at full rate and all-to-all "
             ">= 0.9 (until traffic and bills are in: the cheapest); bills are on first-fit racks "
@@ -275,6 +276,15 @@ class RailplanApp(App[None]):
         self.sub_title = str(path) if path else ""
 
     # -- actions ------------------------------------------------------------------------------
+    #: keys of the main screen only: on a drill-down they would change the form under it
+    #: (F6) or do nothing (F8), and leaving them out lets the footer show every key at 80 columns
+    MAIN_ONLY = frozenset({"toggle_compare", "zoom"})
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        from railplan.tui.screens import DrillScreen
+
+        return not (action in self.MAIN_ONLY and isinstance(self.screen, DrillScreen))
+
     def action_toggle_compare(self) -> None:
         tabs = self.query_one("#tabs", TabbedContent)
         if not self.compare_mode:

@@ -35,15 +35,17 @@ def _cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
+#: counts and prices beside the part, where an 80-column screen shows them; the long
+#: description and source last (Right scrolls to them)
 BOM_COLUMNS = (
     "part",
-    "kind",
-    "description",
     "count",
     "length_m",
     "unit_price_usd",
     "total_usd",
     "total_power_w",
+    "kind",
+    "description",
     "source",
 )
 

@@ -45,7 +45,7 @@ calls (and the same error messages) as `railplan plan`.
 | F6 | compare every family side by side (cheapest marked `*`) |
 | Ctrl+S | save the spec as YAML (beside an opened spec; asks before replacing a file) |
 | Ctrl+O | load a spec (.yaml) or a design.json |
-| F7 | export spec.yaml, design.json, cables.csv, sheets.pdf, testplan.pdf |
+| F7 | export {files} |
 | F8 | results full width (hide the form) and back |
 | Escape | back / close; on the main screen, back to the form |
 | Ctrl+Q | quit |
@@ -65,7 +65,7 @@ Counts appear first, then the traffic figures (as `railplan compare`), then a bi
 first-fit racks and, with Bill racks "solved", the bill on the solved switch placement: the
 figures `railplan plan --json` prints. The work runs in child processes, so typing never
 waits; an edit stops the stale work. Every number comes from the library, as on the CLI.
-"""
+""".replace("{files}", ", ".join(FILES))
 
 
 class Dialog(ModalScreen[None]):

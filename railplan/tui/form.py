@@ -44,6 +44,10 @@ def switch_choices(catalog: Catalog, speed_gbps: int | None) -> list[tuple[str, 
 class SpecForm(VerticalScroll):
     """The cluster, fabric and layout fields; posts ``SpecForm.Edited`` on every change."""
 
+    #: Tab goes from field to field: the box itself is no stop (a focused field scrolls into
+    #: view, so the form needs no focus of its own to scroll)
+    can_focus = False
+
     class Edited(Message):
         """A field changed (``field`` is its id)."""
 

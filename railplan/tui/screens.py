@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Select, Static, TextArea
 from textual.worker import get_current_worker
@@ -50,7 +51,10 @@ class DrillScreen(Screen[None]):
         s = self.summary
         yield Static(f"{self.TITLE}: {s['name']} ({s['topology']})", id="drill-title")
         yield from self.body()
-        yield Static("", id="drill-note")
+        # the note scrolls (Tab reaches it; arrows, Page Up/Down, the wheel) when it is longer
+        # than its four lines
+        with VerticalScroll(id="drill-note-box"):
+            yield Static("", id="drill-note")
         yield Footer(compact=True, show_command_palette=False)
 
     def body(self) -> ComposeResult:
@@ -192,13 +196,23 @@ class LinksScreen(DrillScreen):
         self.in_child(hot_links_of, args, self.show_rows)
 
 
+class TopologyText(TextArea):
+    """The read-only topology text: F6 and F7 stay the app's keys (TextArea takes them to
+    select a line and select all, which left the topology screen without Export)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f6", "app.toggle_compare", "Compare", show=False),
+        Binding("f7", "app.export", "Export"),
+    ]
+
+
 class TopologyScreen(DrillScreen):
     """Tiers, groups and bundle counts of each plane, as text."""
 
     TITLE = "Topology"
 
     def body(self) -> ComposeResult:
-        yield TextArea("planning...", read_only=True, id="drill-text")
+        yield TopologyText("planning...", read_only=True, id="drill-text")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

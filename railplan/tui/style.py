@@ -9,12 +9,12 @@ CSS = """
 }
 
 SpecForm {
-    width: 32;
+    width: 35;
     min-width: 28;
     height: 1fr;
     border: round $primary 50%;
     border-title-color: $text;
-    padding: 0 1 0 0;
+    padding: 0;
     scrollbar-size-vertical: 1;
 }
 
@@ -51,6 +51,16 @@ SpecForm Input, SpecForm Select {
     width: 1fr;
 }
 
+/* the field with focus: its label bold in the accent colour, its value on an accent band */
+SpecForm .row:focus-within .label {
+    color: $accent;
+    text-style: bold;
+}
+
+SpecForm Input:focus, SpecForm Select:focus > SelectCurrent {
+    background: $accent 35%;
+}
+
 Screen.-zoom SpecForm {
     display: none;
 }
@@ -73,9 +83,9 @@ Screen.-zoom SpecForm {
     height: auto;
 }
 
+/* the table as tall as its rows: the tab scrolls, so the note under it can be read */
 #compare-table {
     height: auto;
-    max-height: 100%;
 }
 
 #compare-note {
@@ -99,9 +109,14 @@ DrillScreen #drill-title {
     text-style: bold;
 }
 
-DrillScreen #drill-note {
+DrillScreen #drill-note-box {
     height: auto;
     max-height: 4;
+    scrollbar-size-vertical: 1;
+}
+
+DrillScreen #drill-note {
+    height: auto;
     padding: 0 1;
     color: $text-muted;
 }
