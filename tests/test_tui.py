@@ -211,11 +211,14 @@ async def test_invalid_values_show_the_cli_message(cli):
 
 @sync
 async def test_infeasible_cluster_shows_the_planner_reason(cli):
-    flags = ("--gpus", "131072", "--node", "hgx-h100-8x400g", "--switch", "qm9700")
+    # beyond 8 planes of 32-port switches: no candidate holds it, so the refusal is immediate
+    # (with qm9700 the advisor first evaluates the multi-plane designs that do hold it)
+    flags = ("--gpus", "131072", "--node", "hgx-h100-8x400g", "--switch", "cx732q-n")
     expected = cli_error(cli, *flags)
     assert "holds at most" in expected
     tui = app()
     async with tui.run_test(size=SIZE) as pilot:
+        await choose(pilot, "switch", "cx732q-n")
         await type_into(pilot, "gpus", "131072")
         await settle(tui, pilot)
         assert status(tui) == form_message(expected)
