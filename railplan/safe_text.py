@@ -124,15 +124,25 @@ def visible(text: object) -> str:
 
 def markup(text: object) -> str:
     """``text`` for a Rich renderable: control characters shown and Rich markup escaped."""
-    return _OPEN.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), visible(text))
+    shown = visible(text)
+    pieces: list[str] = []
+    position = 0
+    for match in _TAG.finditer(shown):
+        pieces.append(_PLAIN_OPEN.sub(r"\\\g<0>", shown[position : match.start()]))
+        pieces.append(match.group(1) * 2 + "\\" + match.group(2))
+        position = match.end()
+    pieces.append(_PLAIN_OPEN.sub(r"\\\g<0>", shown[position:]))
+    return "".join(pieces)
 
 
-#: a tag-like ``[...]`` with the backslashes before it (the pattern of Rich's own
-#: ``rich.markup.RE_TAGS``): Rich reads ``\\[`` before a tag as a literal bracket and each
-#: ``\\\\`` before it as one backslash, and leaves a bracket that starts no tag (and its
-#: backslashes) as written. Its ``rich.markup.escape`` also doubles a trailing backslash,
-#: which a cell printed alone would show twice, so it is not used.
-_OPEN = re.compile(r"(\\*)(\[[a-z#/@][^[]*?\])")
+#: how Rich's ``rich.markup.render`` reads a string: a tag-like ``[...]`` with the backslashes
+#: before it (its ``RE_TAGS``) is a tag, an odd run of backslashes before it escapes the tag
+#: and each pair is one literal backslash; in the plain text between tags every ``\\[`` becomes
+#: ``[``. So a tag gets its backslashes doubled and one more, and a plain ``[`` that follows a
+#: backslash gets one more backslash. (``rich.markup.escape`` also doubles a trailing
+#: backslash, which a cell printed alone would show twice, so it is not used.)
+_TAG = re.compile(r"(\\*)(\[[a-z#/@][^[]*?\])")
+_PLAIN_OPEN = re.compile(r"(?<=\\)\[")
 
 _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#!|~])")

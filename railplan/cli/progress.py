@@ -32,7 +32,7 @@ def shown() -> bool:
 def _console() -> Any:
     from rich.console import Console
 
-    return Console(stderr=True)
+    return Console(stderr=True, emoji=False)
 
 
 @contextmanager

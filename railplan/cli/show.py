@@ -93,7 +93,7 @@ def plan_table(summary: dict[str, Any]) -> Table:
 
 
 def print_table(table: Table) -> None:
-    Console(soft_wrap=False).print(table)
+    Console(soft_wrap=False, emoji=False).print(table)  # no :code: from a name
 
 
 def rows_table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
