@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -51,11 +52,13 @@ async def finished(pilot: Pilot[Any]) -> None:
     app = pilot.app
     assert isinstance(app, RailplanApp)
     await pilot.pause(app.debounce + 0.05)
-    for _ in range(6000):
+    deadline = time.monotonic() + 600  # a loaded CI machine: wait for the work, never snap it
+    while True:
         out = app.outcome
         busy = any(w.state in ACTIVE and isinstance(w.node, OWN) for w in app.workers)
         if not busy and app.shown == app.generation and (out is None or out.done):
             break
+        assert time.monotonic() < deadline, "the TUI's work did not finish in 600 s"
         await pilot.pause(0.01)
     for widget in app.screen.query(Input):
         widget.cursor_blink = False

@@ -17,11 +17,12 @@ from typing import Any, Literal
 from railplan.catalog import Catalog
 from railplan.design import Design
 from railplan.design.summary import plan_summary
-from railplan.errors import RailplanError
+from railplan.errors import CatalogError, RailplanError
 from railplan.physical.bom import Bom, bom
 from railplan.pipeline.build import build
 from railplan.pipeline.compare import FAMILIES, compare
 from railplan.pipeline.layout import complete
+from railplan.pipeline.source import catalog_reference_problems
 from railplan.spec import Spec
 from railplan.spec.requirements import DEFAULT_ALLTOALL, DEFAULT_PAIRS_FULL
 from railplan.traffic.summary import summary_for_compare
@@ -160,6 +161,9 @@ def family_stream(
     its plan, with the reason (the spec's own family raises it, as ``railplan plan`` does).
     """
     if family is None:
+        unknown = catalog_reference_problems(spec, catalog)  # named by field, as the CLI does
+        if unknown:
+            raise CatalogError("\n".join(unknown))
         design = build(spec, catalog, layout=False).design
         yield "plan", _result(design.topology, design)
     else:
