@@ -30,10 +30,13 @@ GOLDEN = ROOT / "tests" / "golden" / "testplan_seed000.txt"
 BIG = {"h100-16k-3tier"}
 
 
-def example_params() -> list[object]:
+def example_params(slow_too: frozenset[str] = frozenset()) -> list[object]:
+    """Every example; the BIG ones (and ``slow_too``) only with RAILPLAN_SLOW=1 (CI sets it)."""
     slow = os.environ.get("RAILPLAN_SLOW") == "1"
     return [
-        pytest.param(n, marks=pytest.mark.skipif(n in BIG and not slow, reason="slow: bench"))
+        pytest.param(
+            n, marks=pytest.mark.skipif(n in BIG | slow_too and not slow, reason="RAILPLAN_SLOW=1")
+        )
         for n in EXAMPLES
     ]
 
