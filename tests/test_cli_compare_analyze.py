@@ -124,3 +124,10 @@ def test_analyze_reports_bonded_nic_rates_and_pd_placement(cli):
     assert "400G NIC, 2 x 200G bonded" in table
     bad = cli(*args, "--placement", "diagonal")
     assert bad.code == 2 and "rule: 'diagonal' is not a placement rule" in bad.err
+
+
+def test_partners_beyond_the_stated_nodes_are_refused_before_the_advisor_speaks(cli) -> None:
+    # 16 GPUs are 2 nodes: one partner at most; refused in one sentence, with no advisor note
+    res = cli("analyze", "--gpus", "16", "--node", "dgx-h100", "--partners", "999")
+    assert res.code == 2
+    assert res.err == "railplan: error: partners: give 1..1 partners per node for 2 nodes\n"

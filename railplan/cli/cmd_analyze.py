@@ -206,6 +206,10 @@ def analyze_cmd(
     check_options(pattern, hash_model, partners, options)  # bad flags refused before planning
     if routing is not None and routing not in POLICIES:
         raise RoutingError(f"routing {routing!r} is not a policy; use {', '.join(POLICIES)}")
+    nodes = src.stated_node_count() if partners is not None else None
+    if partners is not None and nodes is not None and not 1 <= partners <= nodes - 1:
+        # known from the spec: refused before the planner (or the advisor) runs and speaks
+        raise PatternError(f"partners: give 1..{nodes - 1} partners per node for {nodes} nodes")
     design = src.design()
     kwargs: dict[str, Any] = dict(
         routing=routing,

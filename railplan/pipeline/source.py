@@ -16,7 +16,7 @@ from typing import Literal
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design, design_from_dict
 from railplan.design.limits import check_design_bytes
-from railplan.errors import CatalogError, DesignFileError, InfeasibleError, SpecError
+from railplan.errors import CatalogError, DesignFileError, InfeasibleError, RailplanError, SpecError
 from railplan.gc_pause import paused
 from railplan.identifiers import shorten
 from railplan.pipeline.build import Build, build
@@ -159,6 +159,18 @@ class DesignSource:
                     spec = self.advisor(spec, self.catalog())
             self._spec = spec
         return self._spec
+
+    def stated_node_count(self) -> int | None:
+        """The node count the spec states (no planning, no advisor), or None when the input is a
+        design file or the count is not yet known (the planner then says what is wrong)."""
+        if self.is_design_file():
+            return None
+        try:
+            spec = self._read_spec()
+            per = spec.cluster.gpus_per_node or self.catalog().nodes[spec.cluster.node or ""].gpus
+        except (RailplanError, KeyError):
+            return None
+        return -(-spec.cluster.gpus // per)
 
     def _read_spec(self) -> Spec:
         if self.is_design_file():
