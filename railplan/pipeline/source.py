@@ -165,12 +165,13 @@ class DesignSource:
         design file or the count is not yet known (the planner then says what is wrong)."""
         if self.is_design_file():
             return None
+        from railplan.topology.shape import resolve_shape
+
         try:
             spec = self._read_spec()
-            per = spec.cluster.gpus_per_node or self.catalog().nodes[spec.cluster.node or ""].gpus
-        except (RailplanError, KeyError):
+            return spec.cluster.gpus // resolve_shape(spec, self.catalog()).gpus
+        except RailplanError:
             return None
-        return -(-spec.cluster.gpus // per)
 
     def _read_spec(self) -> Spec:
         if self.is_design_file():
