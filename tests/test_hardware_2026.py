@@ -607,3 +607,19 @@ def test_readme_catalog_table_names_every_switch_node_and_nic(catalog: Catalog) 
         len(catalog.transceivers),
         len(catalog.cables),
     )
+
+
+def test_gb200_example_plans_one_rack_per_nvl72(catalog: Catalog) -> None:
+    """examples/gb200-nvl72-576.yaml: the acceptance's GB200 example, listed in the examples page."""
+    path = EXAMPLES / "gb200-nvl72-576.yaml"
+    built = build(load_spec(path), catalog)
+    d = built.design
+    assert check(d, catalog) == [] and built.bom is not None
+    assert built.bom.totals.links == len(d.links) == 576 + 20 * 32
+    assert d.switch_counts() == {"leaf": 20, "spine": 16, "core": 0, "total": 36}
+    place = {p.device: p.rack for p in d.placements}
+    per_rack = Counter(place[n.id] for n in d.nodes)
+    assert len(per_rack) == 8 and set(per_rack.values()) == {18}
+    assert_no_part_slower_than_its_link(d, catalog)
+    page = (ROOT / "docs" / "reference" / "examples.md").read_text(encoding="utf-8")
+    assert "`examples/gb200-nvl72-576.yaml`" in page
