@@ -181,3 +181,38 @@ def test_roft_figures_keep_their_legend() -> None:
 def test_matrix_figure_is_byte_stable() -> None:
     d = design("matrix-4k", 4096)
     assert drawing_bytes(figure_drawing(d), "pdf") == drawing_bytes(figure_drawing(d), "pdf")
+
+
+@pytest.mark.parametrize(("example", "gpus"), CASES)
+def test_dot_export_draws_the_matrix_as_three_columns_and_one_bundle(example, gpus) -> None:
+    from railplan.render import dot
+    from railplan.render.fabric_graph import fabric_graph
+
+    d = design(example, gpus)
+    text = dot.render(d)
+    assert "rankdir=LR" in text
+    graph = fabric_graph(d, per_role=True)
+    role = {b.key: b.role for b in graph.boxes}
+    edges = re.findall(r'^\t+"?([^"\s]+)"? -- "?([^"\s]+)"? \[([^\]]*)\]', text, re.M)
+    seen = [(a, b) for a, b, attrs in edges if "invis" not in attrs]
+    assert len(seen) == len(graph.bundles) - len(
+        [1 for a, b, _ in graph.bundles if {role[a], role[b]} == {"leaf-a", "leaf-b"}]
+    ) + len([k for k in role if role[k] != "node"])  # node edges, and one a leaf box
+    # no edge joins an A box to a B box: they meet only in the one bundle node
+    assert not any({role.get(a), role.get(b)} == {"leaf-a", "leaf-b"} for a, b in seen)
+    hub = [a if a in role else b for a, b in seen if "a-b-bundle" in (a, b)]
+    leaves = sorted(k for k, r in role.items() if r in ("leaf-a", "leaf-b"))
+    assert sorted(hub) == leaves  # every leaf box joined to the bundle once
+    role_of_device = role_of(d)
+    ab = sum(1 for lk in d.links
+             if {role_of_device.get(lk.a_device), role_of_device.get(lk.b_device)}
+             == {"leaf-a", "leaf-b"})  # fmt: skip
+    assert f"({ab:,} links)" in text and "complete bipartite" in text
+    # the columns left to right: every A box before the nodes, the nodes before every B box
+    ranks = re.findall(r"subgraph rank(\d) \{(.*?)\n\t\}", text, re.S)
+    members = {
+        int(r): set(re.findall(r'^\t\t"?([^"\s]+)"? \[label', body, re.M)) for r, body in ranks
+    }
+    assert members[0] == {k for k, r in role.items() if r == "leaf-a"}
+    assert members[2] == {k for k, r in role.items() if r == "leaf-b"}
+    assert members[1] == {k for k, r in role.items() if r == "node"} | {"a-b-bundle"}
