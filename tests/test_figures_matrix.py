@@ -31,9 +31,10 @@ SIZES = [FIGURE_SIZE, (770.0, 470.0)]
 
 
 @cache
-def design(example: str, gpus: int) -> Design:
+def design(example: str, gpus: int, planes: int = 1) -> Design:
     data = yaml.safe_load((EXAMPLES / f"{example}.yaml").read_text(encoding="utf-8"))
     data["cluster"]["gpus"] = gpus
+    data["fabric"]["planes"] = planes
     return build(spec_from_dict(data), load_catalog(), layout=False).design
 
 
@@ -112,6 +113,25 @@ def test_a_and_b_groups_sit_on_opposite_sides_with_the_bundle_between(example, g
     assert f"{set(pairs.values()).pop():,} link" in text
     assert sum(n for ka, kb, n in fig.graph.bundles
                if {fig.column[ka], fig.column[kb]} == {"A", "B"}) == sum(pairs.values())  # fmt: skip
+
+
+KINDS = ("leaf-a", "leaf-b")
+
+
+def test_a_multi_plane_matrix_draws_plane_0_and_says_so() -> None:
+    d = design("matrix-4k", 4096, 2)
+    fig = matrix_figure(d, figure_graph(d), *FIGURE_SIZE)
+    assert "plane 0 of 2; the other planes are wired the same" in fig.legend[0]
+    role = role_of(d)  # plane 0's switches
+    plane0 = [lk for lk in d.links if lk.plane == 0]
+    nodes = sum(1 for lk in plane0 if "node" in (role.get(lk.a_device), role.get(lk.b_device)))
+    assert sum(ln.links for ln in fig.lines) == nodes
+    leaf = {sw.id: sw.role for sw in d.switches if sw.role in ("leaf-a", "leaf-b")}
+    ab = Counter(
+        lk.plane for lk in d.links if {leaf.get(lk.a_device), leaf.get(lk.b_device)} == set(KINDS)
+    )
+    assert set(ab) == {0, 1}  # both planes have their A-B bundle; the figure labels plane 0's
+    assert fig.bus_label[2].endswith(f"({ab[0]:,} links)")
 
 
 def test_matrix_4k_bundle_is_the_examples_16_by_16_by_8() -> None:

@@ -45,7 +45,8 @@ class Box:
 
     @property
     def rank(self) -> int:
-        """Drawing row, bottom up: Matrix B leaves sit above the A leaves they all link to."""
+        """Drawing row, bottom up (Matrix B leaves a row above the A leaves; the Matrix figure
+        and DOT export draw the two leaf groups as columns instead)."""
         return 2 * self.tier + (1 if self.role == "leaf-b" else 0)
 
 
