@@ -167,11 +167,13 @@ def test_groups_follow_one_su_definition_row_by_row(gpus: int) -> None:
         assert ln.start[1] == pytest.approx(ln.end[1])
     assert len(fig.lines) == 2 * len(by_col["node"])
     assert len(fig.line_labels) == len(fig.lines) and not fig.captions
+    assert fig.legend[1].endswith("so each row is one SU.")  # and the legend says so
 
 
 def test_fanned_lines_get_one_caption_per_gap() -> None:
     fig = figure("seed003-matrix", 32)  # 4 nodes to each of 4 A leaves, 4 nodes to 1 B leaf
     assert not fig.line_labels
+    assert len(fig.legend) == 1  # a box a device: no SU rows to speak of
     assert sorted(t for _, _, t in fig.captions) == [
         "16 lines of 1 link each (16 links)",
         "4 lines of 4 links each (16 links)",

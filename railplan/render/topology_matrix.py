@@ -178,7 +178,24 @@ def _numbers(
     return labels, captions
 
 
-def _legend(design: Design, graph: FabricGraph, plane: int) -> tuple[str, ...]:
+def _su_of(title: str) -> str:
+    """The SU span a group's title ends with ("SU3", "SU1-2"), or "" for a device's box."""
+    word, _, span = title.rpartition(" ")
+    return span if word and span.startswith("SU") else ""
+
+
+def _one_su_row(graph: FabricGraph, column: dict[str, str]) -> bool:
+    """Whether every node-leaf bundle joins boxes of the same SU span (each row one SU)."""
+    title = {b.key: b.title for b in graph.boxes}
+    spans = [
+        (_su_of(title[a]), _su_of(title[b]))
+        for a, b, _ in graph.bundles
+        if "node" in (column[a], column[b]) and column[a] != column[b]
+    ]
+    return bool(spans) and all(x != "" and x == y for x, y in spans)
+
+
+def _legend(design: Design, plane: int, one_su: bool) -> tuple[str, ...]:
     s = design.sizing
     first = (
         f"{design.topology}, {s.tiers} tier(s), no spine, plane {plane} of {design.planes}"
@@ -186,13 +203,13 @@ def _legend(design: Design, graph: FabricGraph, plane: int) -> tuple[str, ...]:
         + ". Boxes are switches or nodes (or groups of them, with their count); "
         "a line's number is how many links run between its two boxes."
     )
-    lines = [first]
-    if graph.grouped and all("SU" in b.title for b in graph.boxes):
-        lines.append(
+    out = [first]
+    if one_su:
+        out.append(
             "Groups follow the nodes' scalable units: the A and B leaves of SU k are the "
             "leaves the nodes of SU k attach to, so each row is one SU."
         )
-    return tuple(lines)
+    return tuple(out)
 
 
 def matrix_figure(design: Design, graph: FabricGraph, width: float, height: float,
@@ -200,7 +217,7 @@ def matrix_figure(design: Design, graph: FabricGraph, width: float, height: floa
     """The geometry of the Matrix figure, ``width`` x ``height`` points, for one plane."""
     column = {b.key: _column_of(b) for b in graph.boxes}
     members = {c: [b for b in graph.boxes if column[b.key] == c] for c in COLUMNS}
-    legend = _legend(design, graph, plane)
+    legend = _legend(design, plane, _one_su_row(graph, column))
     keys_y = height - 4 * mm - len(legend) * 9
     bus_y = keys_y - 7 * mm
     header_y = bus_y - 13 * mm
