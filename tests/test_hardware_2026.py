@@ -574,7 +574,7 @@ def test_qm8700_is_a_40_port_hdr_switch(catalog: Catalog) -> None:
     sw = catalog.switch("qm8700")
     assert sw.protocol == "infiniband" and sw.form_factor == "qsfp56"
     assert sw.radix(200) == 40 and sw.radix(100) == 80 and sw.radix(400) == 0
-    assert sw.price_usd.source.kind == "estimate" and sw.price_usd.low < sw.price_usd.high
+    assert sw.price_usd.source.kind == "reseller" and sw.price_usd.low < sw.price_usd.high
     node = catalog.node("dgx-a100")
     assert node.gpus == 8 and node.nics == 8 and catalog.nic(node.nic).port_speed_gbps == 200
 
