@@ -57,8 +57,18 @@ def test_compare_matrix_saves_a_third_of_the_switches(cli):
 
 #: a 256-GPU per-rack fat-tree, analysed with JSON output
 ANALYZE_PER_RACK = (
-    "analyze", "--gpus", "256", "--node", "hgx-h100-8x400g", "--switch", "qm9700",
-    "--topology", "fat-tree", "--routing", "ecmp", "--json",
+    "analyze",
+    "--gpus",
+    "256",
+    "--node",
+    "hgx-h100-8x400g",
+    "--switch",
+    "qm9700",
+    "--topology",
+    "fat-tree",
+    "--routing",
+    "ecmp",
+    "--json",
 )  # fmt: skip  hashed as RoCE: InfiniBand's default D-mod-k keeps these pairs at full rate
 
 
