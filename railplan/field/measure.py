@@ -17,6 +17,13 @@ from railplan.testplan.expectation import (
     Expectation,
 )
 
+#: the first words of a file the node probe wrote for a tool that is not installed
+NOT_MEASURED = "railplan: not measured:"
+#: the sources the node probe writes (a file per tool)
+PROBE_SOURCES = frozenset(
+    {"acs", "pcie", "peermem", "rocm_peer", "ibstat", "ibv_devinfo", "roce", "topo"}
+)
+
 
 class Measure:
     """Reads each file once per parser and turns it into the figure an expectation asks for."""
@@ -40,7 +47,13 @@ class Measure:
     def __call__(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         """(value in the metric's unit, detail, status override or "")."""
         source = METRICS[exp.metric].source
-        return getattr(self, f"_m_{source}")(exp, _pick(files, source))
+        picked = _pick(files, source)
+        for path in picked if source in PROBE_SOURCES else ():
+            # the node probe found the tool absent: not measured, not failed
+            head = read_text(path)[:200]
+            if head.startswith(NOT_MEASURED):
+                return None, head.splitlines()[0][len("railplan: ") :], "missing"
+        return getattr(self, f"_m_{source}")(exp, picked)
 
     # nccl-tests
     def _m_nccl(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
@@ -190,6 +203,27 @@ class Measure:
             "",
         )
 
+    def _m_rocm_peer(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """AMD: amdgpu loaded and its amdkfd peer-memory client found (the probe's
+        ``peer_memory.txt``: ``amdgpu=N``, ``peer_client=<path>|kallsyms:...|none``)."""
+        values: dict[str, str] = {}
+        for path in files:
+            for line in read_text(path).splitlines():
+                key, _, value = line.partition("=")
+                if key.strip() in ("amdgpu", "peer_client"):
+                    values[key.strip()] = value.strip()
+        if "amdgpu" not in values or "peer_client" not in values:
+            return None, "no amdgpu= / peer_client= lines (peer_memory.txt)", "missing"
+        loaded = values["amdgpu"].isdigit() and int(values["amdgpu"]) >= 1
+        client = values["peer_client"]
+        ok = loaded and client != "none"
+        detail = ("amdgpu loaded" if loaded else "amdgpu not loaded") + (
+            f"; amdkfd peer-memory client at {client}"
+            if client != "none"
+            else "; no amdkfd peer-memory client (RCCL's test in net_ib.cc finds none)"
+        )
+        return (1.0 if ok else 0.0), detail, ""
+
     def _m_ibstat(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         from railplan.field.parse_node import parse_ibstat_file
 
@@ -257,14 +291,20 @@ class Measure:
     def _m_topo(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         """Back-end NICs at PIX/PXB from their rail's GPU in ``nvidia-smi topo -m``."""
         from railplan.catalog import load_catalog
-        from railplan.field.parse_topo import nic_faults, parse_topo_file
+        from railplan.field.parse_topo import (
+            PCI_AFFINITY_HEAD,
+            affinity_faults,
+            nic_faults,
+            parse_pci_affinity_file,
+            parse_topo_file,
+        )
         from railplan.testplan.context import device_names
         from railplan.testplan.model import TestPlanOptions
 
         files = [p for p in files if "topo" in p.name.lower()]
         if not files:
             return None, "no nvidia-smi topo -m output (topo.txt)", "missing"
-        matrix = self.parsed("topo", files[0], parse_topo_file)
+        amd = read_text(files[0]).startswith(PCI_AFFINITY_HEAD)
         if exp.devices:  # the plan's own names (testplan --devices), one per port or bonded NIC
             devices = tuple(dict.fromkeys(exp.devices))
         else:
@@ -273,9 +313,16 @@ class Measure:
                 names = device_names(self.design, load_catalog(), TestPlanOptions())
                 self.cache_devices["devices"] = tuple(dict.fromkeys(names))
             devices = self.cache_devices["devices"]
-        faults = nic_faults(matrix, devices, self.design.shape.gpus)
+        if amd:  # an AMD node: the probe compared sysfs PCIe paths (``render.scripts_gpu``)
+            rows = self.parsed("topo_pci", files[0], parse_pci_affinity_file)
+            faults = affinity_faults(rows, devices)
+            where = "under their rail GPU's PCIe root port"
+        else:
+            matrix = self.parsed("topo", files[0], parse_topo_file)
+            faults = nic_faults(matrix, devices, self.design.shape.gpus)
+            where = "at PIX/PXB from their rail's GPU"
         near = len(devices) - len(faults)
-        detail = f"{near}/{len(devices)} NICs at PIX/PXB from their rail's GPU"
+        detail = f"{near}/{len(devices)} NICs {where}"
         return float(near), detail + ("; " + "; ".join(faults[:4]) if faults else ""), ""
 
     def _m_linkq(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
@@ -364,6 +411,7 @@ _KEYWORDS = {
     "ibv_devinfo": ("ibv_devinfo", "devinfo", "mtu"),
     "roce": ("roce", "qos"),
     "topo": ("topo",),
+    "rocm_peer": ("peer_memory",),
     "nccl_log": ("nccl", ".log", "debug"),
 }
 

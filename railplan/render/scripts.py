@@ -252,6 +252,10 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         # bonded NICs (one device over several ports): their ibstat rate is not checked
         "RATE": shell_word(0 if bonded else int(design.shape.port_speed_gbps)),
         "MTU": shell_word(int(o.mtu)),
+        # AMD GPUs run rccl-tests (ROCm/rccl-tests), NVIDIA GPUs nccl-tests
+        "TESTS_DIR": "/opt/rccl-tests/build"
+        if plan.gpu_vendor == "amd"
+        else "/opt/nccl-tests/build",
         **_linkq_values(plan),
     }
     n_nodes = len(design.nodes)
@@ -259,7 +263,7 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         "hosts": "".join(f"{n.id} slots={design.shape.gpus}\n" for n in design.nodes),
         "switches": "".join(f"{s.id}\n" for s in design.switches),
         "lib.sh": _fill(LIB, values),
-        "node_probe.sh": node_probe(plan.nic_vendor),
+        "node_probe.sh": node_probe(plan.nic_vendor, plan.gpu_vendor),
     }
     tests = {s.key: s.tests for s in plan.sections}
     files["data/nodes.tsv"] = _tsv(("test", "node"), ((t.id, t.nodes[0]) for t in tests["node"]))
@@ -366,12 +370,13 @@ def _linkq_values(plan: TestPlan) -> dict[str, str]:
 
 def _readme(plan: TestPlan) -> str:
     c = plan.coverage
+    peer = "amdgpu peer memory" if plan.gpu_vendor == "amd" else "nvidia_peermem"
     return (
         f"railplan test scripts for {plan.design} (design {plan.design_hash}, revision "
         f"{plan.revision})\n\n"
         "Run from a host that reaches every node by ssh (keys, no password) and has mpirun:\n"
         "  ./run_all.sh                 every step in order, or the steps one by one:\n"
-        "  ./00_node_checks.sh          ACS, nvidia_peermem, ports Active at rate and MTU, RoCE\n"
+        f"  ./00_node_checks.sh          ACS, {peer}, ports Active at rate and MTU, RoCE\n"
         "  ./10_cabling.sh              LLDP / IB discovery into results/asbuilt + manifest\n"
         "  ./20_rdma.sh                 ib_write_bw / ib_write_lat per path class\n"
         "  ./30_pairs.sh                two-node ring all-reduce pairs, round by round\n"
@@ -385,11 +390,13 @@ def _readme(plan: TestPlan) -> str:
         f"Coverage: {c.covered_links}/{c.inter_switch_links} switch-to-switch links, "
         f"{c.nodes_paired}/{c.nodes} nodes in {c.pairs} pairs ({c.rounds} rounds).\n"
         "Each step prints OK/FAIL per test into results/summary/verdicts.txt (the Slurm jobs too):\n"
-        "every threshold of the plan is checked (port state, rate and MTU, ACS, nvidia_peermem,\n"
+        f"every threshold of the plan is checked (port state, rate and MTU, ACS, {peer},\n"
         "RoCE GID/PFC/ECN, ib_write_bw/lat, nccl-tests' Avg bus bandwidth, GDRDMA on every NET\n"
         "channel, BER and uncorrectable-error growth over the soak), and what cannot be measured\n"
-        "(no root for lspci, a missing tool, no output, a perftest server that could not start,\n"
-        "a switch that does not answer) is a FAIL that says so. Concurrent ib_write_bw\n"
+        "(no root for lspci, no output, a perftest server that could not start, a switch that\n"
+        "does not answer) is a FAIL that says so; a node-check tool that is not installed leaves\n"
+        "its check 'not measured' (the node is not failed for it, the grader reports it missing).\n"
+        "Concurrent ib_write_bw\n"
         "servers on one node use distinct -p ports (data/rdma.tsv, column port).\n"
         "The full grade (with the diagnosis of slow pairs) is `railplan grade <design.json> results`.\n"
     )

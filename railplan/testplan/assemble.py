@@ -70,4 +70,5 @@ def build_testplan(
         devices=devices,
         options=options,
         nic_vendor=r.nic_vendor,
+        gpu_vendor=r.gpu_vendor,
     )

@@ -52,6 +52,7 @@ METRICS: dict[str, MetricSpec] = {
     "acs_srcvalid_on": MetricSpec("acs", "count", "lower"),
     "pcie_below_nominal": MetricSpec("pcie", "count", "lower"),
     "nvidia_peermem": MetricSpec("peermem", "count", "higher"),
+    "rocm_peer_memory": MetricSpec("rocm_peer", "count", "higher"),
     "ports_active": MetricSpec("ibstat", "count", "higher"),
     "ports_down": MetricSpec("ibstat", "count", "lower"),
     "ports_at_rate": MetricSpec("ibstat", "count", "higher"),
@@ -99,7 +100,7 @@ PAIR_METRICS = frozenset(
 )
 GPU_PAIR_METRICS = frozenset({"busbw_gbs", "peak_busbw_gbs", "avg_busbw_gbs", "algbw_gbs"})
 NODE_CHECK_METRICS = frozenset(
-    {"acs_srcvalid_on", "pcie_below_nominal", "nvidia_peermem", "gdrdma"}
+    {"acs_srcvalid_on", "pcie_below_nominal", "nvidia_peermem", "rocm_peer_memory", "gdrdma"}
     | {"net_channels_without_gdrdma"}
     | {"ports_active", "ports_down", "ports_at_rate", "min_rate_gbps", "ports_mtu"}
     | {"gid_roce_v2", "pfc_lossless", "ecn_enabled", "nics_near_gpu"}

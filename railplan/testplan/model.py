@@ -132,6 +132,8 @@ class TestPlan:
     options: TestPlanOptions = field(default_factory=TestPlanOptions)
     #: the NIC vendor (catalog): the node checks use its tools (``render.scripts_vendor``)
     nic_vendor: str = ""
+    #: the GPU vendor (``nvidia`` or ``amd``): the node checks and collectives use its tools
+    gpu_vendor: str = "nvidia"
 
     def tests(self) -> Iterator[PlanTest]:
         for section in self.sections:

@@ -38,7 +38,7 @@ def nccl_test(
     if len(nodes) == 2:
         env.append(("NCCL_ALGO", "Ring"))
     if split:
-        env.append(("NCCL_TESTS_SPLIT", split))
+        env.append(split_env(ctx, split))
     # nccl-tests fails below 0.9 x NCCL_TESTS_MIN_BW: set it so that point is our threshold
     env.append(("NCCL_TESTS_MIN_BW", f"{check.threshold / NCCL_MIN_BW_FACTOR:.2f}"))
     hosts = (
@@ -112,4 +112,26 @@ def nccl_section(ctx: PlanContext, reps: list[tuple[str, str, str]]) -> Section:
         "bandwidth' (mean over the message sizes) at least 0.9 x NCCL_TESTS_MIN_BW, which the "
         "command sets so that this point is the plan's threshold."
     )
+    if ctx.rates.gpu_vendor == "amd":
+        intro += " " + RCCL_NOTE
     return Section("nccl", "NCCL collectives", intro, tuple(tests))
+
+
+#: AMD GPUs: the same runs with ROCm's RCCL and rccl-tests
+RCCL_NOTE = (
+    "AMD GPUs: the collective library is RCCL (ROCm's NCCL, which reads the same NCCL_* "
+    "settings and logs NET/IB/<n>/GDRDMA the same way) and the binaries are rccl-tests' "
+    "all_reduce_perf and alltoall_perf (ROCm/rccl-tests, built into rccl-tests/build; the "
+    "scripts look in /opt/rccl-tests/build unless NCCL_TESTS says otherwise). rccl-tests "
+    "judges 'Avg bus bandwidth' against NCCL_TESTS_MIN_BW as nccl-tests does and splits the "
+    "ranks by NCCL_TESTS_SPLIT_MASK (rank & mask, src/common.cu) instead of NCCL_TESTS_SPLIT."
+)
+
+
+def split_env(ctx: PlanContext, split: str) -> tuple[str, str]:
+    """nccl-tests' ``NCCL_TESTS_SPLIT=MOD g``; on AMD, rccl-tests' ``NCCL_TESTS_SPLIT_MASK``
+    (color = rank & mask: the same split as MOD g when g is a power of two)."""
+    g = ctx.design.shape.gpus
+    if ctx.rates.gpu_vendor == "amd" and split == f"MOD {g}" and g & (g - 1) == 0:
+        return ("NCCL_TESTS_SPLIT_MASK", f"0x{g - 1:x}")
+    return ("NCCL_TESTS_SPLIT", split)
