@@ -155,6 +155,46 @@ class Measure:
             return None, "the run failed: " + "; ".join(errors[:2]), "fail"
         return None, "no perftest rows for this metric (bandwidth vs latency output?)", "error"
 
+    def _m_perftest_min(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """Burn-in: the slowest device's ib_write_bw (one ``<device>.txt`` per device), named
+        with its node port, rail and cable."""
+        from railplan.field.parse_perftest import parse_perftest_file
+
+        rates: dict[str, float] = {}
+        for path in files:
+            value = self.parsed("perftest", path, parse_perftest_file).metric("bw_avg_gbps")
+            if value is not None:
+                rates[path.stem] = value
+        wanted = tuple(dict.fromkeys(exp.devices)) or tuple(rates)
+        absent = [d for d in wanted if d not in rates]
+        if not rates:
+            return None, "no ib_write_bw result from any device", "missing"
+        dev = min(rates, key=lambda d: (rates[d], d))
+        detail = f"slowest {dev} {rates[dev]:g} Gb/s of {len(rates)} device(s)"
+        where = self._device_place(exp, dev)
+        if where:
+            detail += f" ({where})"
+        if absent:
+            return rates[dev], detail + f"; no result from {', '.join(absent[:6])}", "fail"
+        return rates[dev], detail, ""
+
+    def _device_place(self, exp: Expectation, dev: str) -> str:
+        """``node port 3, rail 3, cable C00004`` of an RDMA device on the test's first node."""
+        if not exp.nodes or dev not in exp.devices:
+            return ""
+        node = exp.nodes[0]
+        ports = [p for p, d in enumerate(exp.devices) if d == dev]
+        shape = self.design.shape
+        link_of = {
+            (lk.a_device, lk.a_port): lk.id for lk in self.design.links if lk.kind == "node-leaf"
+        }
+        cable_of = {c.link_id: c.id for c in self.design.cables}
+        cables = [cable_of.get(link_of.get((node, p), ""), "") for p in ports]
+        rails = sorted({shape.port_rail[p] for p in ports if p < len(shape.port_rail)})
+        text = f"{node} port {', '.join(map(str, ports))}, rail {', '.join(map(str, rails))}"
+        named = [c for c in cables if c]
+        return text + (f", cable {', '.join(named)}" if named else "")
+
     # node checks
     def _m_acs(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         from railplan.field.parse_node import parse_lspci_acs_file
@@ -388,7 +428,8 @@ def _judge_curve(exp: Expectation, result: Any, value: float, name: str) -> tupl
 
 def _collective(name: str) -> str:
     """``all_reduce_perf``, ``AllReduce``, ``nccl_all_reduce``, ``pair`` -> ``all_reduce``."""
-    key = name.lower().replace("_perf", "").replace("nccl_", "").replace("_", "")
+    key = name.lower().replace("_perf", "").replace("nccl_", "").replace("ladder_", "")
+    key = key.replace("_", "")
     if key == "pair":
         return "all_reduce"
     known = {"allreduce": "all_reduce", "allgather": "all_gather", "alltoall": "alltoall",

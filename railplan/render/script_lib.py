@@ -69,15 +69,16 @@ judge_perftest() {  # judge_perftest TEST TOOL THRESHOLD BETTER FILE
     verdict "$test" FAIL "$value $unit (pass $better than $threshold $unit)"
   fi
 }
-judge_nccl() {  # judge_nccl TEST THRESHOLD LOG EXIT_STATUS
-  local test="$1" threshold="$2" file="$3" code="$4" avg net gdr
+judge_nccl() {  # judge_nccl TEST THRESHOLD LOG EXIT_STATUS [NODES]: one node has no NET channel
+  local test="$1" threshold="$2" file="$3" code="$4" nodes="${5:-2}" avg net gdr
   avg="$(awk -F: '/Avg bus bandwidth/ { split($2, w, " "); v = w[1] } END { print v }' "$file")"
   net="$(grep -c 'via NET/' "$file" || true)"
   gdr="$(grep -c 'via NET/[^ ]*/GDRDMA' "$file" || true)"
   local detail="Avg bus bandwidth ${avg:-none} GB/s (pass >= $threshold); GDRDMA on $gdr/$net NET channels"
   if [ -z "$avg" ]; then
     verdict "$test" FAIL "not measured: no 'Avg bus bandwidth' (exit $code, see $file)"
-  elif [ "$code" != 0 ] || ! ge "$avg" "$threshold" || [ "$net" = 0 ] || [ "$gdr" != "$net" ]; then
+  elif [ "$code" != 0 ] || ! ge "$avg" "$threshold" \\
+      || { [ "$nodes" != 1 ] && { [ "$net" = 0 ] || [ "$gdr" != "$net" ]; }; }; then
     verdict "$test" FAIL "$detail; exit $code"
   else
     verdict "$test" OK "$detail"

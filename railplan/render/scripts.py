@@ -30,6 +30,7 @@ from railplan.render.scripts_slurm import (
 from railplan.render.scripts_vendor import node_probe
 from railplan.render.shell import shell_word, unsafe_names
 from railplan.testplan import PlanTest, TestPlan
+from railplan.testplan.nccl import binary_of
 
 Files = dict[str, str]
 
@@ -173,7 +174,7 @@ nccl_run() {  # nccl_run TEST_ID BINARY HOSTS ENV THRESHOLD: one nccl-tests job 
   "$MPIRUN" -np $((n * GPUS_PER_NODE)) "${where[@]}" --bind-to numa "${MPI_EXTRA[@]}" \\
     "${args[@]}" "$NCCL_TESTS/$binary" -b @MINB@ -e @MAXB@ -f 2 -g 1 \\
     > "$RESULTS/$test/nccl.log" 2>&1 < /dev/null || code=$?
-  judge_nccl "$test" "$threshold" "$RESULTS/$test/nccl.log" "$code"
+  judge_nccl "$test" "$threshold" "$RESULTS/$test/nccl.log" "$code" "$n"
 }
 """
 
@@ -197,14 +198,71 @@ done < <(rows nccl.tsv)
 """
 
 RUN_ALL = """
-# the link-quality snapshots bracket the RDMA, pair and NCCL steps: they are its soak
+# the link-quality snapshots bracket the RDMA, pair, NCCL, ladder and burn-in steps: the soak
 for step in 00_node_checks 10_cabling "50_link_quality start" 20_rdma 30_pairs 40_nccl \\
-    "50_link_quality finish"; do
-  log "== $step"
+    60_ladder 70_burnin "50_link_quality finish"; do
   read -r -a cmd <<< "$step"
+  [ -f "$HERE/${cmd[0]}.sh" ] || continue  # the ladder and burn-in are written when planned
+  log "== $step"
   "$HERE/${cmd[0]}.sh" "${cmd[@]:1}"
 done
 log "verdicts in $RESULTS/summary/verdicts.txt; grade with: railplan grade <design.json> $RESULTS"
+"""
+
+
+LADDER = """
+log "scale ladder: $(rows ladder.tsv | wc -l) run(s), one at a time, smallest rung first"
+while IFS=$'\\t' read -r test binary hosts env threshold; do
+  nccl_run "$test" "$binary" "$hosts" "$env" "$threshold"
+done < <(rows ladder.tsv)
+"""
+
+BURNIN = """
+# burn-in: every node sends to its permutation partner on every device at once (data/burnin.tsv)
+BURNIN_S=@BURNS@
+read -r -a BURN_FLAGS <<< "-F --report_gbits -D $BURNIN_S @BURNRATE@"
+[ "$PROTOCOL" = ethernet ] && BURN_FLAGS+=(-x "$GID_INDEX")
+mkdir -p "$RESULTS/servers"
+log "burn-in: $(rows burnin.tsv | wc -l) node(s), ${#DEVICES[@]} device(s) each, $BURNIN_S s"
+while IFS=$'\\t' read -r test client server threshold qps; do
+  mkdir -p "$RESULTS/$test"
+  k=0
+  for dev in "${DEVICES[@]}"; do
+    on_node "$server" timeout $((BURNIN_S + 120)) ib_write_bw -d "$dev" "${BURN_FLAGS[@]}" \\
+      -q "$qps" -p $((@BURNTCP@ + k)) > "$RESULTS/servers/$test.$dev.log" 2>&1 < /dev/null &
+    k=$((k + 1))
+  done
+done < <(rows burnin.tsv)
+sleep "${SERVER_WAIT:-2}"
+while IFS=$'\\t' read -r test client server threshold qps; do
+  k=0
+  for dev in "${DEVICES[@]}"; do
+    on_node "$client" timeout $((BURNIN_S + 120)) ib_write_bw -d "$dev" "${BURN_FLAGS[@]}" \\
+      -q "$qps" -p $((@BURNTCP@ + k)) "$server" > "$RESULTS/$test/$dev.txt" 2>&1 < /dev/null &
+    k=$((k + 1))
+  done
+done < <(rows burnin.tsv)
+wait
+while IFS=$'\\t' read -r test client server threshold qps; do
+  slow="" low="" missing=""
+  for dev in "${DEVICES[@]}"; do
+    value="$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ { v = $4 } END { print v }' \\
+      "$RESULTS/$test/$dev.txt" 2> /dev/null)"
+    if [ -z "$value" ]; then
+      missing+=" $dev"
+    elif [ -z "$low" ] || ! ge "$value" "$low"; then
+      low="$value"
+      slow="$dev"
+    fi
+  done
+  if [ -n "$missing" ]; then
+    verdict "$test" FAIL "not measured: no ib_write_bw result on$missing (see $RESULTS/$test)"
+  elif ge "$low" "$threshold"; then
+    verdict "$test" OK "slowest $slow $low Gb/s (pass >= $threshold Gb/s)"
+  else
+    verdict "$test" FAIL "slowest $slow $low Gb/s (pass >= $threshold Gb/s): its rail and cable"
+  fi
+done < <(rows burnin.tsv)
 """
 
 
@@ -257,6 +315,7 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         if plan.gpu_vendor == "amd"
         else "/opt/nccl-tests/build",
         **_linkq_values(plan),
+        **_burnin_values(plan),
     }
     n_nodes = len(design.nodes)
     files: Files = {
@@ -313,11 +372,22 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
     files["data/nccl.tsv"] = _tsv(
         ("test", "binary", "hosts", "env", "threshold"),
         (
-            (t.id, "all_reduce_perf" if "all_reduce" in t.kind else "alltoall_perf",
-             _hosts(t, n_nodes), _env(t), t.checks[0].threshold)
+            (t.id, binary_of(t.kind), _hosts(t, n_nodes), _env(t), t.checks[0].threshold)
             for t in tests["nccl"]
         ),
     )  # fmt: skip
+    if "ladder" in tests:
+        files["data/ladder.tsv"] = _tsv(
+            ("test", "binary", "hosts", "env", "threshold"),
+            ((t.id, binary_of(t.kind), _hosts(t, n_nodes), _env(t), t.checks[0].threshold)
+             for t in tests["ladder"]),
+        )  # fmt: skip
+    if "burnin" in tests:
+        files["data/burnin.tsv"] = _tsv(
+            ("test", "client", "server", "threshold", "qps"),
+            ((t.id, t.nodes[0], t.nodes[1], t.checks[0].threshold, t.qps)
+             for t in tests["burnin"]),
+        )  # fmt: skip
     steps = {
         "00_node_checks.sh": ("Node checks: ACS, GPUDirect RDMA, port state/rate/MTU, RoCE GID/PFC/ECN", NODE_CHECKS),
         "10_cabling.sh": ("As-built cabling: collect LLDP or IB discovery for railplan grade",
@@ -329,6 +399,12 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
                                ON_SSH + linkq_script(plan.protocol)),
         "run_all.sh": ("Every step in order", RUN_ALL),
     }  # fmt: skip
+    if "ladder" in tests:
+        steps["60_ladder.sh"] = ("Scale ladder: node, pair, rail, SU, pod, fabric x 4 collectives",
+                                 NCCL_RUN + LADDER)  # fmt: skip
+    if "burnin" in tests:
+        steps["70_burnin.sh"] = ("Burn-in: ib_write_bw on every device of every node at once",
+                                 ON_SSH + BURNIN)  # fmt: skip
     for name, (title, body) in steps.items():
         files[name] = _fill(HEADER, {**values, "TITLE": title}) + _fill(body, values)
     slurm = {
@@ -341,6 +417,10 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
             ON_SRUN + linkq_script(plan.protocol),
         ),
     }
+    if "ladder" in tests:
+        slurm["60_ladder"] = ("Scale ladder with srun", SLURM_NCCL_RUN + LADDER)
+    if "burnin" in tests:
+        slurm["70_burnin"] = ("Burn-in with srun", ON_SRUN + BURNIN)
     for name, (title, body) in slurm.items():
         head = _fill(SBATCH_HEAD, {**values, "TITLE": title, "NAME": name})
         files[f"slurm/{name}.sbatch"] = head + _fill(body, values)
@@ -365,6 +445,23 @@ def _linkq_values(plan: TestPlan) -> dict[str, str]:
         "SOAK": shell_word(int(soak)),
         "BERLIMIT": shell_word(f"{limit:g}"),
         "EFFLIMIT": shell_word(f"{eff_limit:g}"),
+    }
+
+
+def _burnin_values(plan: TestPlan) -> dict[str, str]:
+    """The burn-in's duration, rate cap (perftest's software rate limiter) and first TCP port."""
+    from railplan.testplan.burnin import BURNIN_TCP
+
+    o = plan.options
+    rate = ""
+    if o.burnin_load < 1:
+        lanes = max(1, len(plan.devices) // max(1, len(set(plan.devices))))
+        cap = plan.line_rate_gbps * lanes * o.burnin_load
+        rate = f"--rate_limit={cap:g} --rate_units=g --rate_limit_type=SW"
+    return {
+        "BURNS": shell_word(int(o.burnin_s)),
+        "BURNRATE": rate,
+        "BURNTCP": shell_word(BURNIN_TCP),
     }
 
 

@@ -43,6 +43,7 @@ METRICS: dict[str, MetricSpec] = {
     "net_channels_without_gdrdma": MetricSpec("nccl_log", "count", "lower"),
     "bw_avg_gbps": MetricSpec("perftest", "Gb/s", "higher"),
     "bw_peak_gbps": MetricSpec("perftest", "Gb/s", "higher"),
+    "bw_min_gbps": MetricSpec("perftest_min", "Gb/s", "higher"),
     "lat_typical_us": MetricSpec("perftest", "us", "lower"),
     "lat_avg_us": MetricSpec("perftest", "us", "lower"),
     "lat_min_us": MetricSpec("perftest", "us", "lower"),
@@ -263,7 +264,7 @@ def expectations(plan: TestPlan) -> list[Expectation]:
                     ports=test.ports,
                     target=check.target,
                     scope=scope,
-                    devices=test.devices if test.kind in ("node", "linkq") else (),
+                    devices=test.devices if test.kind in ("node", "linkq", "burnin") else (),
                     curve=check.curve,
                 )
             )

@@ -19,6 +19,8 @@ SECTIONS = (
     ("rdma", "Per-link RDMA"),
     ("pairs", "Pair tests"),
     ("nccl", "NCCL collectives"),
+    ("ladder", "Scale ladder"),
+    ("burnin", "Burn-in"),
 )
 
 
@@ -39,6 +41,11 @@ class TestPlanOptions:
     nccl_min_bytes: str = "1G"
     nccl_max_bytes: str = "8G"
     solver_time_s: float = 10.0
+    #: add the scale ladder (node, pair, rail, SU, pod, fabric x four collectives)
+    ladder: bool = False
+    #: burn-in seconds (0: no burn-in stage) and each stream's share of line rate (1: unlimited)
+    burnin_s: int = 0
+    burnin_load: float = 1.0
     revision: str = "draft"
 
 
