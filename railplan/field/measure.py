@@ -21,7 +21,7 @@ from railplan.testplan.expectation import (
 NOT_MEASURED = "railplan: not measured:"
 #: the sources the node probe writes (a file per tool)
 PROBE_SOURCES = frozenset(
-    {"acs", "pcie", "peermem", "rocm_peer", "ibstat", "ibv_devinfo", "roce", "topo"}
+    {"acs", "pcie", "peermem", "rocm_peer", "ibstat", "ibv_devinfo", "roce", "topo", "ibdiag"}
 )
 
 
@@ -194,6 +194,23 @@ class Measure:
         text = f"{node} port {', '.join(map(str, ports))}, rail {', '.join(map(str, rails))}"
         named = [c for c in cables if c]
         return text + (f", cable {', '.join(named)}" if named else "")
+
+    def _m_ibdiag(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """ibdiagnet's errors: every ``-E-`` line of its ``ibdiagnet2.log`` (routing validation
+        with credit-loop detection, fat-tree validation)."""
+        logs = [p for p in files if p.name.endswith(".log")] or files
+        errors: list[str] = []
+        seen = False
+        for path in logs:
+            text = read_text(path)
+            seen = seen or "-I-" in text or "-E-" in text or "-W-" in text
+            errors += [ln.strip() for ln in text.splitlines() if ln.lstrip().startswith("-E-")]
+        if not seen:
+            return None, "no ibdiagnet -I-/-W-/-E- lines: is it ibdiagnet2.log?", "error"
+        detail = f"{len(errors)} ibdiagnet error(s)" + (
+            f": {'; '.join(errors[:3])}" if errors else ""
+        )
+        return float(len(errors)), detail, ""
 
     # node checks
     def _m_acs(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:

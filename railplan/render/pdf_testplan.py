@@ -344,6 +344,7 @@ def testplan_story(plan: TestPlan, info: DocInfo) -> list[Flowable]:
         "pairs": lambda s, n: _pairs_section(plan, s, n, land),
         "nccl": lambda s, n: _nccl_section(s, n, land),
         "ladder": lambda s, n: _nccl_section(s, n, land),
+        "fabric": lambda s, n: _nccl_section(s, n, land),
         "burnin": lambda s, n: _nccl_section(s, n, land),
     }
     for n, section in enumerate(plan.sections, start=1):

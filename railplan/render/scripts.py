@@ -197,9 +197,32 @@ while IFS=$'\\t' read -r test binary hosts env threshold; do
 done < <(rows nccl.tsv)
 """
 
+FABRIC_IB = """
+# ibdiagnet from the first host: routing validation (credit loops) and, on a fat-tree, --ft
+test=FABRIC-IB
+out="$RESULTS/$test"
+mkdir -p "$out"
+first="$(awk 'NF { print $1; exit }' "$HOSTFILE")"
+if ! on_node "$first" bash -c 'command -v ibdiagnet' > /dev/null 2>&1 < /dev/null; then
+  echo "railplan: not measured: ibdiagnet not installed on $first" > "$out/ibdiagnet2.log"
+  verdict "$test" OK "not measured: ibdiagnet not installed on $first"
+  exit 0
+fi
+on_node "$first" ibdiagnet @IBDIAG@ -o /tmp/railplan-fabric > "$out/ibdiagnet.out" 2>&1 < /dev/null || true
+on_node "$first" cat /tmp/railplan-fabric/ibdiagnet2.log > "$out/ibdiagnet2.log" 2> /dev/null < /dev/null || true
+errors="$(grep -c '^[[:space:]]*-E-' "$out/ibdiagnet2.log" || true)"
+if [ ! -s "$out/ibdiagnet2.log" ]; then
+  verdict "$test" FAIL "no ibdiagnet2.log from $first (see $out/ibdiagnet.out)"
+elif [ "$errors" = 0 ]; then
+  verdict "$test" OK "ibdiagnet @IBDIAG@: no errors"
+else
+  verdict "$test" FAIL "ibdiagnet @IBDIAG@: $errors error(s): $(grep -m 1 '^[[:space:]]*-E-' "$out/ibdiagnet2.log")"
+fi
+"""
+
 RUN_ALL = """
 # the link-quality snapshots bracket the RDMA, pair, NCCL, ladder and burn-in steps: the soak
-for step in 00_node_checks 10_cabling "50_link_quality start" 20_rdma 30_pairs 40_nccl \\
+for step in 00_node_checks 10_cabling 15_fabric "50_link_quality start" 20_rdma 30_pairs 40_nccl \\
     60_ladder 70_burnin "50_link_quality finish"; do
   read -r -a cmd <<< "$step"
   [ -f "$HERE/${cmd[0]}.sh" ] || continue  # the ladder and burn-in are written when planned
@@ -399,6 +422,9 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
                                ON_SSH + linkq_script(plan.protocol)),
         "run_all.sh": ("Every step in order", RUN_ALL),
     }  # fmt: skip
+    if "fabric" in tests:
+        steps["15_fabric.sh"] = ("Fabric checks: ibdiagnet routing (credit loops) and fat-tree "
+                                 "validation", ON_SSH + _fill(FABRIC_IB, {"IBDIAG": _ibdiag_flags(tests)}))  # fmt: skip
     if "ladder" in tests:
         steps["60_ladder.sh"] = ("Scale ladder: node, pair, rail, SU, pod, fabric x 4 collectives",
                                  NCCL_RUN + LADDER)  # fmt: skip
@@ -446,6 +472,12 @@ def _linkq_values(plan: TestPlan) -> dict[str, str]:
         "BERLIMIT": shell_word(f"{limit:g}"),
         "EFFLIMIT": shell_word(f"{eff_limit:g}"),
     }
+
+
+def _ibdiag_flags(tests: dict[str, tuple[PlanTest, ...]]) -> str:
+    """``-r`` or ``-r --ft``: the flags the fabric test's command names."""
+    command = tests["fabric"][0].command[0]
+    return "-r --ft" if " --ft " in command else "-r"
 
 
 def _burnin_values(plan: TestPlan) -> dict[str, str]:

@@ -10,6 +10,7 @@ from railplan.testplan.context import PlanContext, device_names
 from railplan.testplan.coverage import choose_pairs
 from railplan.testplan.expected import rates
 from railplan.testplan.fabric import Fabric
+from railplan.testplan.fabric_checks import fabric_section
 from railplan.testplan.ladder import ladder_section
 from railplan.testplan.link_quality import linkq_section
 from railplan.testplan.model import Progress, TestPlan, TestPlanOptions, design_hash
@@ -42,6 +43,7 @@ def build_testplan(
     node = node_section(ctx)
     step(1)
     cabling = cabling_section(ctx)
+    fabric_checks = (fabric_section(ctx),) if not ctx.roce else ()
     step(2)
     linkq = linkq_section(ctx)
     step(3)
@@ -71,7 +73,7 @@ def build_testplan(
         protocol=r.protocol,
         line_rate_gbps=r.port_gbps,
         efficiency=r.efficiency,
-        sections=(node, cabling, linkq, rdma, pairs, nccl, *extra),
+        sections=(node, cabling, *fabric_checks, linkq, rdma, pairs, nccl, *extra),
         coverage=chosen.coverage,
         link_groups=groups,
         devices=devices,

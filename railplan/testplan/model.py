@@ -15,6 +15,7 @@ Progress = Callable[[str, int, int], None]
 SECTIONS = (
     ("node", "Node checks"),
     ("cabling", "As-built cabling check"),
+    ("fabric", "Fabric checks"),
     ("linkq", "Link quality"),
     ("rdma", "Per-link RDMA"),
     ("pairs", "Pair tests"),
