@@ -74,6 +74,7 @@ METRICS: dict[str, MetricSpec] = {
     "lq_soak_s": MetricSpec("linkq", "count", "higher"),
     "lq_ports_over_effective_ber": MetricSpec("linkq", "count", "lower"),
     "lq_link_downs": MetricSpec("linkq", "count", "lower"),
+    "lq_modules_out_of_limits": MetricSpec("linkq", "count", "lower"),
 }
 ALIASES = {
     "busbw_gbytes": "busbw_gbs",
