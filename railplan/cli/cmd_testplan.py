@@ -85,6 +85,12 @@ def testplan_cmd(
             max=1.0,
         ),
     ] = 1.0,
+    dcgm: Annotated[
+        bool,
+        typer.Option(
+            "--dcgm", help="Add DCGM diagnostics: dcgmi diag -r 1 per node, -r 3 with burn-in."
+        ),
+    ] = False,
     page_size: Annotated[str, typer.Option("--page-size", help="a4 or letter.")] = "a4",
     naive: Annotated[
         bool, typer.Option("--naive", help="Lay out with first-fit placement (no solver).")
@@ -118,6 +124,7 @@ def testplan_cmd(
         ladder=ladder,
         burnin_s=burnin_s,
         burnin_load=burnin_load,
+        dcgm=dcgm,
     )
     with progress_bar("test plan") as bar:
         plan = build_testplan(design, src.catalog(), options, _stage(bar))

@@ -21,7 +21,18 @@ from railplan.testplan.expectation import (
 NOT_MEASURED = "railplan: not measured:"
 #: the sources the node probe writes (a file per tool)
 PROBE_SOURCES = frozenset(
-    {"acs", "pcie", "peermem", "rocm_peer", "ibstat", "ibv_devinfo", "roce", "topo", "ibdiag"}
+    {
+        "acs",
+        "pcie",
+        "peermem",
+        "rocm_peer",
+        "ibstat",
+        "ibv_devinfo",
+        "roce",
+        "topo",
+        "ibdiag",
+        "dcgm",
+    }
 )
 
 
@@ -211,6 +222,22 @@ class Measure:
             f": {'; '.join(errors[:3])}" if errors else ""
         )
         return float(len(errors)), detail, ""
+
+    def _m_dcgm(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """``dcgmi diag`` result rows: the tests whose result is Fail."""
+        rows = [ln for p in files for ln in read_text(p).splitlines() if ln.startswith("|")]
+        results = []
+        for ln in rows:
+            cells = [c.strip() for c in ln.strip("|").split("|")]
+            if len(cells) >= 2 and re.match(r"(Pass|Fail|Warn|Skip)\b", cells[1]):
+                results.append((cells[0], cells[1]))
+        if not results:
+            return None, "no dcgmi diag result rows (Pass/Fail/Warn/Skip)", "error"
+        failed = [f"{name}: {res}" for name, res in results if res.startswith("Fail")]
+        detail = f"{len(results) - len(failed)} of {len(results)} tests without Fail"
+        if failed:
+            detail += "; " + "; ".join(failed[:4])
+        return float(len(failed)), detail, ""
 
     # node checks
     def _m_acs(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:

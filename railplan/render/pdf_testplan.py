@@ -345,6 +345,7 @@ def testplan_story(plan: TestPlan, info: DocInfo) -> list[Flowable]:
         "nccl": lambda s, n: _nccl_section(s, n, land),
         "ladder": lambda s, n: _nccl_section(s, n, land),
         "fabric": lambda s, n: _nccl_section(s, n, land),
+        "dcgm": lambda s, n: _nccl_section(s, n, land),
         "burnin": lambda s, n: _nccl_section(s, n, land),
     }
     for n, section in enumerate(plan.sections, start=1):

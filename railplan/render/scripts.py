@@ -220,10 +220,39 @@ else
 fi
 """
 
+DCGM = """
+# dcgmi diag at this phase's run level on every node at once (data/dcgm.tsv)
+level="${1:-1}"
+log "dcgmi diag -r $level: $(rows dcgm.tsv | awk -v l="$level" '$3 == l' | wc -l) node(s)"
+while IFS=$'\\t' read -r test node lvl; do
+  [ "$lvl" = "$level" ] || continue
+  (
+    out="$RESULTS/$test"
+    mkdir -p "$out"
+    if ! remote "$node" bash -c 'command -v dcgmi' > /dev/null 2>&1 < /dev/null; then
+      echo "railplan: not measured: dcgmi not installed on $node" > "$out/dcgm.txt"
+      verdict "$test" OK "not measured: dcgmi not installed on $node (NVIDIA GPUs only)"
+      exit 0
+    fi
+    remote "$node" dcgmi diag -r "$level" > "$out/dcgm.txt" 2>&1 < /dev/null || true
+    fails="$(grep -c -E '^\\|[^|]*\\|[[:space:]]*Fail' "$out/dcgm.txt" || true)"
+    known="$(grep -c -E '^\\|[^|]*\\|[[:space:]]*(Pass|Fail|Warn|Skip)' "$out/dcgm.txt" || true)"
+    if [ "$known" = 0 ]; then
+      verdict "$test" FAIL "no dcgmi diag -r $level results from $node (see $out/dcgm.txt)"
+    elif [ "$fails" = 0 ]; then
+      verdict "$test" OK "dcgmi diag -r $level: $known test(s), none Fail"
+    else
+      verdict "$test" FAIL "dcgmi diag -r $level: $fails of $known test(s) Fail"
+    fi
+  ) &
+done < <(rows dcgm.tsv)
+wait
+"""
+
 RUN_ALL = """
 # the link-quality snapshots bracket the RDMA, pair, NCCL, ladder and burn-in steps: the soak
-for step in 00_node_checks 10_cabling 15_fabric "50_link_quality start" 20_rdma 30_pairs 40_nccl \\
-    60_ladder 70_burnin "50_link_quality finish"; do
+for step in 00_node_checks "05_dcgm 1" 10_cabling 15_fabric "50_link_quality start" 20_rdma \\
+    30_pairs 40_nccl 60_ladder 70_burnin "50_link_quality finish" "05_dcgm 3"; do
   read -r -a cmd <<< "$step"
   [ -f "$HERE/${cmd[0]}.sh" ] || continue  # the ladder and burn-in are written when planned
   log "== $step"
@@ -405,6 +434,11 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
             ((t.id, binary_of(t.kind), _hosts(t, n_nodes), _env(t), t.checks[0].threshold)
              for t in tests["ladder"]),
         )  # fmt: skip
+    if "dcgm" in tests:
+        files["data/dcgm.tsv"] = _tsv(
+            ("test", "node", "level"),
+            ((t.id, t.nodes[0], t.id.split("-")[1][1:]) for t in tests["dcgm"]),
+        )
     if "burnin" in tests:
         files["data/burnin.tsv"] = _tsv(
             ("test", "client", "server", "threshold", "qps"),
@@ -425,6 +459,9 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
     if "fabric" in tests:
         steps["15_fabric.sh"] = ("Fabric checks: ibdiagnet routing (credit loops) and fat-tree "
                                  "validation", ON_SSH + _fill(FABRIC_IB, {"IBDIAG": _ibdiag_flags(tests)}))  # fmt: skip
+    if "dcgm" in tests:
+        steps["05_dcgm.sh"] = ("DCGM diagnostics: 05_dcgm.sh 1 (node phase) | 3 (burn-in phase)",
+                               DCGM)  # fmt: skip
     if "ladder" in tests:
         steps["60_ladder.sh"] = ("Scale ladder: node, pair, rail, SU, pod, fabric x 4 collectives",
                                  NCCL_RUN + LADDER)  # fmt: skip

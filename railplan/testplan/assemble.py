@@ -8,6 +8,7 @@ from railplan.testplan.burnin import burnin_section
 from railplan.testplan.cabling_check import cabling_section
 from railplan.testplan.context import PlanContext, device_names
 from railplan.testplan.coverage import choose_pairs
+from railplan.testplan.dcgm import dcgm_section
 from railplan.testplan.expected import rates
 from railplan.testplan.fabric import Fabric
 from railplan.testplan.fabric_checks import fabric_section
@@ -60,6 +61,8 @@ def build_testplan(
         extra.append(ladder_section(ctx, reps))
     if options.burnin_s > 0:
         extra.append(burnin_section(ctx))
+    if options.dcgm:
+        extra.append(dcgm_section(ctx))
     if progress:
         progress("test plan", len(steps), len(steps))
     groups = {

@@ -70,6 +70,7 @@ METRICS: dict[str, MetricSpec] = {
     "below_rate": MetricSpec("cabling", "count", "lower"),
     "lq_ports_over_ber": MetricSpec("linkq", "count", "lower"),
     "ib_diag_errors": MetricSpec("ibdiag", "count", "lower"),
+    "dcgm_failed_tests": MetricSpec("dcgm", "count", "lower"),
     "lq_ports_with_errors": MetricSpec("linkq", "count", "lower"),
     "lq_soak_s": MetricSpec("linkq", "count", "higher"),
     "lq_ports_over_effective_ber": MetricSpec("linkq", "count", "lower"),

@@ -22,6 +22,7 @@ SECTIONS = (
     ("nccl", "NCCL collectives"),
     ("ladder", "Scale ladder"),
     ("burnin", "Burn-in"),
+    ("dcgm", "DCGM diagnostics"),
 )
 
 
@@ -47,6 +48,8 @@ class TestPlanOptions:
     #: burn-in seconds (0: no burn-in stage) and each stream's share of line rate (1: unlimited)
     burnin_s: int = 0
     burnin_load: float = 1.0
+    #: add DCGM diagnostics per phase (dcgmi diag -r 1 with the node checks, -r 3 with burn-in)
+    dcgm: bool = False
     revision: str = "draft"
 
 
