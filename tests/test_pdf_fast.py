@@ -45,6 +45,13 @@ def test_text_ops_are_reportlabs_encoding(font: str, text: str) -> None:
 
 
 @settings(deadline=None)
+@given(st.sampled_from(FONTS), TEXT, st.sampled_from([8.5, 7, 6.25, 6, 4.75]))
+def test_text_width_is_stringwidth(font: str, text: str, size: float) -> None:
+    assert pc.text_width(text, font, size) == stringWidth(text, font, size)
+    assert pc.show_ops(font, text) == _reference_ops(font, text)
+
+
+@settings(deadline=None)
 @given(st.lists(TEXT, max_size=40), st.sampled_from(FONTS), st.sampled_from([7, 6.25, 6, 8.5]))
 def test_max_width_is_the_widest_stringwidth(texts: list[str], font: str, size: float) -> None:
     want = max((stringWidth(t, font, size) for t in texts), default=0.0)

@@ -287,10 +287,12 @@ def max_width(texts: Sequence[str], font: str = FONT, size: float = 7) -> float:
 
 
 #: (font, text) -> the operators that show it, or "" where reportlab's own method must draw it
-_CODED: dict[tuple[str, str], str] = {}
+_CODED: dict[str, dict[str, str]] = {}
 #: font name -> whether reportlab writes printable ASCII in it as the ASCII bytes themselves
 _ASCII_FONTS: dict[str, bool] = {}
 _PRINTABLE = "".join(map(chr, range(32, 127)))
+#: font name -> its glyph widths by character (thousandths of an em), printable ASCII only
+_GLYPHS: dict[str, dict[str, int]] = {}
 
 
 def _plain_ascii(fontname: str) -> bool:
@@ -304,26 +306,42 @@ def _plain_ascii(fontname: str) -> bool:
             not font._dynamicFont and len(pieces) == 1 and pieces[0][0] is font
             and pieces[0][1] == _PRINTABLE.encode("ascii")
         )  # fmt: skip
+        if known:
+            _GLYPHS[fontname] = {ch: font.widths[ord(ch)] for ch in _PRINTABLE}
     return known
 
 
-def text_ops(fontname: str, text: str) -> str:
+def text_width(text: str, fontname: str, size: float) -> float:
+    """``stringWidth(text, fontname, size)``, exactly: for printable ASCII in a built-in font
+    reportlab's width is the sum of the glyphs' integer widths ``* 0.001 * size`` (its own
+    pure-Python ``instanceStringWidthT1``), summed here without a codec call per text."""
+    if text.isascii() and text.isprintable() and _plain_ascii(fontname):
+        return sum(map(_GLYPHS[fontname].__getitem__, text)) * 0.001 * size
+    return stringWidth(text, fontname, size)
+
+
+def show_ops(fontname: str, text: str) -> str:
     """The operators after ``Tm`` that show ``text`` in ``fontname`` as reportlab's text object
     writes them (``(..) Tj T* ET``), or "" where reportlab's own method must draw it (a font
     with substitutes, a character outside the encoding, empty text)."""
-    key = (fontname, text)
-    coded = _CODED.get(key)
+    if text and text.isascii() and text.isprintable() and _plain_ascii(fontname):
+        return f"({escapePDF(text)}) Tj T* ET"
+    font = getFont(fontname)
+    pieces = unicode2T1(text, [font, *font.substitutionFonts]) if text else []
+    simple = len(pieces) == 1 and pieces[0][0] is font and not font._dynamicFont
+    return f"({escapePDF(pieces[0][1])}) Tj T* ET" if simple else ""
+
+
+def text_ops(fontname: str, text: str) -> str:
+    """``show_ops``, remembered per font (a table column repeats its texts)."""
+    cache = _CODED.get(fontname)
+    if cache is None:
+        cache = _CODED[fontname] = {}
+    coded = cache.get(text)
     if coded is None:
-        if text and text.isascii() and text.isprintable() and _plain_ascii(fontname):
-            coded = f"({escapePDF(text)}) Tj T* ET"
-        else:
-            font = getFont(fontname)
-            pieces = unicode2T1(text, [font, *font.substitutionFonts]) if text else []
-            simple = len(pieces) == 1 and pieces[0][0] is font and not font._dynamicFont
-            coded = f"({escapePDF(pieces[0][1])}) Tj T* ET" if simple else ""
-        if len(_CODED) > 200_000:
-            _CODED.clear()
-        _CODED[key] = coded
+        if len(cache) > 200_000:
+            cache.clear()
+        coded = cache[text] = show_ops(fontname, text)
     return coded
 
 
@@ -374,15 +392,22 @@ def fitted_size(
     if len(text) * size <= width:  # no glyph of these fonts is wider than 1 em: it fits
         return size, True
     if size <= floor:
-        return size, c.stringWidth(text, font, size) <= width
+        return size, text_width(text, font, size) <= width
     measured: dict[int, bool] = {}
+    measure = c.stringWidth
+    if text.isascii() and text.isprintable() and _plain_ascii(font):
+        glyphs = sum(map(_GLYPHS[font].__getitem__, text))
+
+        def measure(_text: str, _font: str, at: float) -> float:  # as text_width
+            return glyphs * 0.001 * at
+
     sizes = [size]
     while sizes[-1] > floor:
         sizes.append(sizes[-1] - 0.25)
 
     def fits(i: int) -> bool:
         if i not in measured:
-            measured[i] = c.stringWidth(text, font, sizes[i]) <= width
+            measured[i] = measure(text, font, sizes[i]) <= width
         return measured[i]
 
     def stop(i: int) -> bool:  # where the step-by-step search stops
@@ -390,7 +415,7 @@ def fitted_size(
 
     if fits(0):
         return size, True
-    full = c.stringWidth(text, font, size)
+    full = measure(text, font, size)
     guess = math.ceil((size - size * width / full) / 0.25) if full > 0 else 0
     lo, hi = 0, len(sizes) - 1  # the search does not stop at lo, it stops at hi
     for probe in (guess, guess - 1, guess + 1):

@@ -10,7 +10,6 @@ from typing import Any
 from reportlab.lib.pagesizes import landscape
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
-from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import (
     BaseDocTemplate,
     Flowable,
@@ -22,6 +21,7 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.doctemplate import ActionFlowable
 
+from railplan.render.pdf_canvas import CompressingCanvas
 from railplan.render.pdf_common import (
     BOLD,
     FONT,
@@ -54,7 +54,7 @@ TOTAL_FORM = "railplanPageTotal"
 _FURNITURE = (SectionMark, ActionFlowable, Spacer)  # CondPageBreak is a Spacer
 
 
-class _NumberedCanvas(rl_canvas.Canvas):
+class _NumberedCanvas(CompressingCanvas):
     """Writes the page total once, at the end, as a form every footer refers to."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

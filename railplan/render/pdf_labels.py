@@ -13,6 +13,7 @@ from reportlab.pdfgen import canvas as rl_canvas
 
 from railplan.design import Design
 from railplan.render import pdf_common as pc
+from railplan.render.pdf_canvas import CompressingCanvas
 from railplan.render.pdf_common import Progress
 from railplan.render.sheet_rows import CableRow, cable_rows
 
@@ -70,7 +71,7 @@ def render_labels(
     g = LABEL_GRIDS[grid] if isinstance(grid, str) else grid
     size = pc.PAGE_SIZES[g.page]
     buf = io.BytesIO()
-    c = rl_canvas.Canvas(buf, pagesize=size, invariant=1)
+    c = CompressingCanvas(buf, pagesize=size, invariant=1)
     c.setTitle(f"Cable labels: {design.name}")
     c.setAuthor("railplan")
     c.setCreator("railplan")
@@ -188,8 +189,8 @@ class _LabelWriter:
         second = f"{end} end of {row.item}  {here.device} {here.port}"
         to = f"to {other}"
         to_size = _fit(c, to, pc.FONT, 6, inner)
-        coded = (pc.text_ops(pc.BOLD, text), pc.text_ops(pc.FONT, second),
-                 pc.text_ops(pc.FONT, to), pc.text_ops(pc.FONT, f"{row.colour}  {row.length} m"))  # fmt: skip
+        coded = (pc.show_ops(pc.BOLD, text), pc.show_ops(pc.FONT, second),
+                 pc.show_ops(pc.FONT, to), pc.show_ops(pc.FONT, f"{row.colour}  {row.length} m"))  # fmt: skip
         if not all(coded):
             return False
         y1 = slot.top - size
