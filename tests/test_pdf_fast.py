@@ -18,6 +18,7 @@ from reportlab.platypus import Paragraph, Table
 from railplan.render import pdf_common as pc
 from railplan.render import pdf_labels as plab
 from railplan.render import pdf_tables as ptab
+from railplan.render.pdf_canvas import CompressingCanvas, _Deflated
 from railplan.render.sheet_rows import CableRow, End
 
 FONTS = (pc.FONT, pc.BOLD, pc.MONO)
@@ -191,3 +192,24 @@ def test_label_writer_draws_most_labels_itself() -> None:
             plab._label(c, slot.x, slot.y, slot.w, slot.h, row, "A")
         taken.append(done)
     assert taken == [False, False, True, True]  # fonts named, then the swatch form drawn
+
+
+def test_pages_deflated_ahead_are_reportlabs_bytes() -> None:
+    """Pages deflated by the worker thread (each page's stream has the filter holding the
+    worker's result) save to the bytes reportlab's own deflate at save time gives."""
+
+    def document(kind: type[rl_canvas.Canvas]) -> tuple[bytes, list[Any]]:
+        buf = io.BytesIO()
+        c = kind(buf, invariant=1)
+        for page in range(3):
+            c.setFont(pc.FONT, 7)
+            for k in range(200):
+                c.drawString(20, 20 + 3 * k, f"page {page} line {k} (x\\y)")
+            c.showPage()
+        filters = [p.Contents.filters[0] if p.Contents else None for p in c._doc.Pages.pages]
+        c.save()
+        return buf.getvalue(), filters
+
+    fast, filters = document(CompressingCanvas)
+    assert len(filters) == 3 and all(isinstance(f, _Deflated) for f in filters)
+    assert fast == document(rl_canvas.Canvas)[0]
