@@ -206,7 +206,7 @@ def test_pages_deflated_ahead_are_reportlabs_bytes() -> None:
             for k in range(200):
                 c.drawString(20, 20 + 3 * k, f"page {page} line {k} (x\\y)")
             c.showPage()
-        filters = [p.Contents.filters[0] if p.Contents else None for p in c._doc.Pages.pages]
+        filters = [p.Contents.filters[-1] if p.Contents else None for p in c._doc.Pages.pages]
         c.save()
         return buf.getvalue(), filters
 

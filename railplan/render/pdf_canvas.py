@@ -52,12 +52,14 @@ class CompressingCanvas(rl_canvas.Canvas):
         super().showPage()
         page = self._doc.Pages.pages[-1]
         stream = page.stream
-        if not (page.compression and stream and not page.Contents and not rl_config.useA85):
+        if not (page.compression and stream and not page.Contents):
             return  # reportlab builds this page's stream object itself, as always
         if self._deflater is None:
             self._deflater = ThreadPoolExecutor(1, thread_name_prefix="railplan-deflate")
         contents = pdfdoc.PDFStream()  # what PDFPage.check_format would make
-        contents.filters = [_Deflated(stream, self._deflater.submit(_deflate, stream))]
+        deflated = _Deflated(stream, self._deflater.submit(_deflate, stream))
+        # reportlab's filters, applied last to first: deflate, then (by default) ASCII85
+        contents.filters = [pdfdoc.PDFBase85Encode, deflated] if rl_config.useA85 else [deflated]
         contents.content = stream
         contents.__Comment__ = "page stream"
         page.Contents = contents
