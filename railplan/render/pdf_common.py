@@ -332,11 +332,17 @@ def show_ops(fontname: str, text: str) -> str:
     return f"({escapePDF(pieces[0][1])}) Tj T* ET" if simple else ""
 
 
-def text_ops(fontname: str, text: str) -> str:
-    """``show_ops``, remembered per font (a table column repeats its texts)."""
+def ops_cache(fontname: str) -> dict[str, str]:
+    """The texts ``text_ops`` has coded in this font, and their operators."""
     cache = _CODED.get(fontname)
     if cache is None:
         cache = _CODED[fontname] = {}
+    return cache
+
+
+def text_ops(fontname: str, text: str) -> str:
+    """``show_ops``, remembered per font (a table column repeats its texts)."""
+    cache = ops_cache(fontname)
     coded = cache.get(text)
     if coded is None:
         if len(cache) > 200_000:

@@ -28,6 +28,7 @@ from railplan.render.pdf_common import (
     draw_string,
     esc,
     max_width,
+    ops_cache,
     text_ops,
 )
 
@@ -86,6 +87,7 @@ class FastTable(Table):
         canv = self.canv
         code = canv._code
         font = canv._fontname
+        known = ops_cache(font)
         forms = _known_forms(canv)
         lefts, x_at = xs
         y = (rowpos + (st.bottomPadding + rowheight - st.topPadding
@@ -94,8 +96,8 @@ class FastTable(Table):
         for j, cellval in enumerate(row):
             kind = type(cellval)
             if kind is str:
-                coded = text_ops(font, cellval) if "\n" not in cellval else ""
-                if coded:
+                coded = known.get(cellval) or text_ops(font, cellval)
+                if coded and "\n" not in cellval:
                     code.append(f"BT 1 0 0 1 {lefts[j]} {ys} Tm {coded}")
                     continue
             elif kind in _FORM_CELLS and cellval.form in forms:
@@ -339,14 +341,14 @@ class RowsTable(Flowable):
             canvas.saveState()
             canvas.setFont(BOLD, 11)
             canvas.setFillColor(INK)
-            canvas.drawString(x, y + height - CAPTION_H + 2 * mm, f"{self.caption} (continued)")
+            draw_string(canvas, x, y + height - CAPTION_H + 2 * mm, f"{self.caption} (continued)")
             canvas.restoreState()
         if self.continues:
             canvas.saveState()
             canvas.setFont(FONT, 7.5)
             canvas.setFillColor(INK)
-            canvas.drawRightString(x + sum(self.widths), y + 1.2 * mm,
-                                   f"{self.caption} continued on next page")  # fmt: skip
+            draw_string(canvas, x + sum(self.widths), y + 1.2 * mm,
+                        f"{self.caption} continued on next page", "right")  # fmt: skip
             canvas.restoreState()
 
     def all_rows(self) -> Sequence[Sequence[Any]]:
