@@ -76,7 +76,7 @@ ROWS = (
     Row(
         "sheets, 16k",
         ("sheets", str(EX / "h100-16k-3tier.yaml"), "-o", "{out}"),
-        60.0,
+        15.0,
         quick=False,
     ),
     Row(
