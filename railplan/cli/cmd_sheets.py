@@ -109,7 +109,9 @@ def sheets_cmd(
     labelled = None
     if labels != "none":  # drawn by a child on the other core while the sheets are drawn here
         from railplan.cli.forked import in_child
+        from railplan.render.sheet_rows import cable_rows
 
+        cable_rows(design)  # made once, before the fork: the child and the sheets share them
         labelled = in_child(lambda: render_labels(design, labels, revision, digest))
     bom = build_bom(design, src.catalog())
     with progress_bar("sheets") as bar:

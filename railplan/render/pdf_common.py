@@ -236,8 +236,9 @@ def clip_rows(
 
     A column whose widest text fits is passed whole (``clip`` would return each of its cells
     unchanged); only the cells of a column with a text too wide are clipped one by one."""
-    cut = [j for j, w in enumerate(widths)
-           if max_width([r[j] for r in rows if isinstance(r[j], str)], FONT, size) > w - 4]  # fmt: skip
+    columns = list(zip(*rows, strict=True)) if rows else []
+    cut = [j for j, (w, column) in enumerate(zip(widths, columns, strict=False))
+           if max_width([v for v in column if isinstance(v, str)], FONT, size) > w - 4]  # fmt: skip
     if not cut:
         return [r if type(r) is list else list(r) for r in rows]
     out = []

@@ -47,7 +47,15 @@ class FastTable(Table):
     """
 
     def draw(self) -> None:
-        if self._spanCmds or getattr(self, "_renderCB", None) or self._shadow:
+        """``Table.draw`` (reportlab 4.x) for tables without spans, shadows or render
+        callbacks, the rows of one cell style written by ``_draw_row``."""
+        plain = hasattr(self, "_makeRoundedCornersClip") and hasattr(self, "_drawBkgrnd")
+        if (
+            not plain
+            or self._spanCmds
+            or getattr(self, "_renderCB", None)
+            or getattr(self, "_shadow", None)
+        ):
             super().draw()
             return
         c = self.canv
@@ -56,7 +64,7 @@ class FastTable(Table):
         self._makeRoundedCornersClip()
         self._drawBkgrnd()
         styles = self.row_styles
-        if styles is None or len(styles) != len(self._cellStyles):
+        if styles is None or len(styles) != len(self._cellStyles):  # not from styled_table
             styles = row_styles(self._cellStyles)
         columns: dict[float, tuple[list[str], list[float]]] = {}
         rows = zip(self._cellvalues, self._cellStyles, styles, self._rowpositions[1:],
@@ -75,7 +83,7 @@ class FastTable(Table):
             self._draw_row(st, xs, row, rowstyle, rowpos, rowheight)
         self._drawLines()
         c.restoreState()
-        if self._roundingRectDef:
+        if getattr(self, "_roundingRectDef", None):
             self._restoreRoundingObscuredLines()
 
     def _draw_row(self, st: Any, xs: tuple[list[str], list[float]], row: Sequence[Any],
@@ -411,9 +419,10 @@ def fit_widths(
     to ``floor`` pt) when the widest cells of all columns together exceed ``total``.
     """
     need: list[float] = []
-    for j, head in enumerate(header):
-        texts = [r[j] for r in rows if isinstance(r[j], str)]
-        shapes = [r[j].wrap(0, 0)[0] for r in rows[:50] if isinstance(r[j], Flowable)]
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in header]
+    for head, column in zip(header, columns, strict=True):
+        texts = [v for v in column if isinstance(v, str)]
+        shapes = [v.wrap(0, 0)[0] for v in column[:50] if isinstance(v, Flowable)]
         need.append(max(widest([head], BOLD, size), widest(texts, FONT, size), *shapes, 0) + PAD)
     spare = total - sum(need)
     if spare >= 0:
