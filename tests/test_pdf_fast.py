@@ -213,3 +213,28 @@ def test_pages_deflated_ahead_are_reportlabs_bytes() -> None:
     fast, filters = document(CompressingCanvas)
     assert len(filters) == 3 and all(isinstance(f, _Deflated) for f in filters)
     assert fast == document(rl_canvas.Canvas)[0]
+
+
+def test_a_split_fast_table_draws_as_reportlab_splits_it() -> None:
+    """A FastTable split by reportlab (header repeated, the last row bold): each piece draws
+    the bytes the split reportlab Table draws, though its rows' styles moved."""
+    rows = [[f"r{i}", f"cell {i}", "-"] for i in range(12)]
+    style = ptab.grid_style(1, [("FONT", (0, -1), (-1, -1), pc.BOLD, 7)])
+    widths = [60.0, 80.0, 40.0]
+
+    def pieces(table: Table) -> bytes:
+        table.repeatRows = 1
+        buf = io.BytesIO()
+        c = rl_canvas.Canvas(buf, invariant=1)
+        table.wrapOn(c, 200, 1000)
+        for piece in table.split(200, 12.5 * ptab.ROW_H):
+            piece.wrapOn(c, 200, 1000)
+            piece.drawOn(c, 30, 40)
+            c.showPage()
+        c.save()
+        return buf.getvalue()
+
+    reference = Table([["A", "B", "C"], *rows], colWidths=widths, rowHeights=ptab.ROW_H)
+    reference.setStyle(style)
+    fast = ptab.styled_table([["A", "B", "C"], *rows], widths, ptab.ROW_H, style)
+    assert pieces(fast) == pieces(reference)

@@ -46,6 +46,9 @@ class FastTable(Table):
     row's y formatted once, each text as the operators ``draw_string`` would write.
     """
 
+    #: per row, the style its cells share (``row_styles``), set by ``styled_table``
+    row_styles: list[Any] | None = None
+
     def draw(self) -> None:
         """``Table.draw`` (reportlab 4.x) for tables without spans, shadows or render
         callbacks, the rows of one cell style written by ``_draw_row``."""
@@ -70,6 +73,8 @@ class FastTable(Table):
         rows = zip(self._cellvalues, self._cellStyles, styles, self._rowpositions[1:],
                    self._rowHeights, strict=True)  # fmt: skip
         for row, rowstyle, st, rowpos, rowheight in rows:
+            if st is not None and st is not rowstyle[0]:  # rows changed since styled_table
+                st = row_styles([rowstyle])[0]
             if st is None or not c.bottomup:
                 cells = zip(row, rowstyle, self._colpositions, self._colWidths, strict=False)
                 for cellval, cellstyle, colpos, colwidth in cells:
