@@ -14,7 +14,7 @@ from typing import Any
 from railplan.design.types import (
     Design,
 )
-from railplan.design.validation import FORMAT_VERSION, validated_design
+from railplan.design.validation import FORMAT_VERSION, text_design, validated_design
 
 #: fields added after format 1 was fixed: written only when they differ from this default, so
 #: designs that do not use them keep their exact bytes
@@ -29,6 +29,7 @@ SPARSE: dict[str, Any] = {
     "domain_nodes": 1,
     "spine_groups": 1,
 }
+_WRITTEN_SPARSE = frozenset(SPARSE)
 
 
 def _row(obj: Any) -> dict[str, Any]:
@@ -157,5 +158,17 @@ def design_from_dict(data: Any, where: str = "design") -> Design:
     return validated_design(data, where)
 
 
-def design_from_json(text: str) -> Design:
-    return design_from_dict(json.loads(text))
+def design_from_written(text: str) -> Design | None:
+    """The Design of a design.json's text when its row lists are as ``design_to_json`` writes
+    them and every field passes (``validation.text_design``); None: parse it and check it."""
+    return text_design(text, _WRITTEN_SPARSE)
+
+
+def design_from_json(text: str, where: str = "design") -> Design:
+    """Rebuild a Design from ``design_to_json`` text: its row lists read straight from the
+    text when they are as written, else parsed and checked row by row, with the same
+    refusals."""
+    design = design_from_written(text)
+    if design is not None:
+        return design
+    return design_from_dict(json.loads(text), where)
