@@ -114,8 +114,19 @@ def _rows_text(items: tuple[Any, ...]) -> str:
     return ",\n".join(map(row, zip(*columns, strict=True)))
 
 
+#: rows encoded at a time by ``design_json_chunks``: big enough that the per-block work is
+#: negligible, small enough that a block's text (a few MB) is written while the next is made
+_BLOCK_ROWS = 32_768
+
+
 def design_to_json(design: Design) -> str:
     """Serialise a Design to JSON text: stable key order, one node/switch/link per line."""
+    return "".join(design_json_chunks(design))
+
+
+def design_json_chunks(design: Design) -> Iterator[str]:
+    """``design_to_json``'s text in pieces, in order: the header, then each row list a block
+    of rows at a time (a writer can write one piece while the next is encoded)."""
     head = {
         "format": FORMAT_VERSION,
         "name": design.name,
@@ -127,9 +138,12 @@ def design_to_json(design: Design) -> str:
         "routing": _row(design.routing),
         "spec": design.spec,
     }
-    parts = ["{"]
-    for key in sorted(head):
-        parts.append(f"{json.dumps(key)}:{json.dumps(head[key], sort_keys=True)},")
+    yield "".join(
+        [
+            "{\n",
+            *(f"{json.dumps(k)}:{json.dumps(head[k], sort_keys=True)},\n" for k in sorted(head)),
+        ]
+    )
     lists: tuple[tuple[str, tuple[Any, ...]], ...] = (
         ("cables", design.cables),
         *((("devices", design.devices),) if design.devices else ()),
@@ -142,11 +156,16 @@ def design_to_json(design: Design) -> str:
         ("switches", design.switches),
     )
     for key, items in lists:
-        body = _rows_text(items)  # the body is joined once, into the whole text
         sep = "," if key != lists[-1][0] else ""
-        parts.extend((f'"{key}":[', body, f"]{sep}") if body else (f'"{key}":[]{sep}',))
-    parts.append("}\n")
-    return "\n".join(parts)
+        if not items:
+            yield f'"{key}":[]{sep}\n'
+            continue
+        yield f'"{key}":[\n'
+        for start in range(0, len(items), _BLOCK_ROWS):
+            more = start + _BLOCK_ROWS < len(items)
+            yield _rows_text(items[start : start + _BLOCK_ROWS]) + (",\n" if more else "\n")
+        yield f"]{sep}\n"
+    yield "}\n"
 
 
 def design_from_dict(data: Any, where: str = "design") -> Design:

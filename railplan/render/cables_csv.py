@@ -8,11 +8,12 @@ order from its a end (``piece`` 1/3, 2/3, 3/3), with the panel ports as the piec
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from railplan.design import Cable, Design, Link, Placement, PlantSegment, Switch
 from railplan.errors import DesignFileError
-from railplan.safe_text import FORMULA_STARTS, neutralise, to_csv
+from railplan.safe_text import FORMULA_STARTS, csv_pieces, neutralise, to_csv
 
 COLUMNS = (
     "cable_id",
@@ -102,41 +103,55 @@ def schedule(design: Design) -> list[ScheduleRow]:
 
 
 #: the one cell writer (``railplan.safe_text``), importable from here as before
-__all__ = ["COLUMNS", "FORMULA_STARTS", "neutralise", "render", "schedule", "to_csv"]
+__all__ = [
+    "COLUMNS",
+    "FORMULA_STARTS",
+    "neutralise",
+    "render",
+    "render_pieces",
+    "schedule",
+    "to_csv",
+]
 
 
 def render(design: Design) -> str:
     """The cable schedule as CSV text (header first, one row per cable leg)."""
+    return "".join(render_pieces(design))
+
+
+def render_pieces(design: Design) -> Iterator[str]:
+    """``render``'s text in pieces, a block of rows at a time, each made as the writer asks
+    for it (``cables -o`` writes one while the next is made; the whole text is never held)."""
+    return csv_pieces(COLUMNS, _rows(design, schedule(design)))  # (a design without cables
+    # is refused here, before a piece is asked for)
+
+
+def _rows(design: Design, ordered: list[ScheduleRow]) -> Iterator[tuple[object, ...]]:
+    """The CSV rows of the schedule ``ordered``, one per cable leg."""
     pieces: dict[str, list[PlantSegment]] = {}
     for seg in design.segments:
         pieces.setdefault(seg.link_id, []).append(seg)
     where = {p.device: p for p in design.placements}
-    out: list[tuple[object, ...]] = []
-    for row in schedule(design):
+    for row in ordered:
         c, lk = row.cable, row.link
         rail = lk.rail if lk.rail >= 0 else ""
         tail = (lk.plane, rail)
         chain = sorted(pieces.get(lk.id, []), key=lambda s: s.seq)
         if not chain:
-            out.append(
-                (c.id, row.a.rack, row.a.u, row.a.device, row.a.port, row.b.rack, row.b.u,
-                 row.b.device, row.b.port, c.media, c.transceiver_a, c.transceiver_b,
-                 f"{c.length_m:g}", *tail, c.label_a, c.label_b, c.colour, lk.id, lk.kind,
-                 c.physical, c.leg, "")
-            )  # fmt: skip
+            yield (c.id, row.a.rack, row.a.u, row.a.device, row.a.port, row.b.rack, row.b.u,
+                   row.b.device, row.b.port, c.media, c.transceiver_a, c.transceiver_b,
+                   f"{c.length_m:g}", *tail, c.label_a, c.label_b, c.colour, lk.id, lk.kind,
+                   c.physical, c.leg, "")  # fmt: skip
             continue
         for seg in chain:
             first, last = seg.seq == 1, seg.seq == len(chain)
             a = row.a if first else _panel_end(seg.a_device, seg.a_port, where)
             b = row.b if last else _panel_end(seg.b_device, seg.b_port, where)
-            out.append(
-                (c.id, a.rack, a.u, a.device, a.port, b.rack, b.u, b.device, b.port, seg.part,
-                 c.transceiver_a if first else "", c.transceiver_b if last else "",
-                 f"{seg.length_m:g}", *tail, c.label_a if first else f"{a.device} {a.port}",
-                 c.label_b if last else f"{b.device} {b.port}", c.colour, lk.id, lk.kind,
-                 seg.physical, seg.leg, f"{seg.seq}/{len(chain)}")
-            )  # fmt: skip
-    return to_csv(COLUMNS, out)
+            yield (c.id, a.rack, a.u, a.device, a.port, b.rack, b.u, b.device, b.port, seg.part,
+                   c.transceiver_a if first else "", c.transceiver_b if last else "",
+                   f"{seg.length_m:g}", *tail, c.label_a if first else f"{a.device} {a.port}",
+                   c.label_b if last else f"{b.device} {b.port}", c.colour, lk.id, lk.kind,
+                   seg.physical, seg.leg, f"{seg.seq}/{len(chain)}")  # fmt: skip
 
 
 def _panel_end(panel: str, port: str, where: dict[str, Placement]) -> CableEnd:
