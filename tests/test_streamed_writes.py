@@ -140,3 +140,32 @@ def test_the_cables_command_streams_and_plan_writes_design_json_in_pieces(
     assert (tmp_path / "c.csv").read_text() == cables_csv.render(design_from_json(text))
     assert written and sum(written) == len((tmp_path / "c.csv").read_bytes())
     assert text_path.exists()
+
+
+def _schedule_port_by_port(design):  # type: ignore[no-untyped-def]
+    """The schedule as it was built before the port names were memoised: the oracle."""
+    links = {lk.id: lk for lk in design.links}
+    where = {p.device: p for p in design.placements}
+    order = {r.id: (r.row, r.position) for r in design.racks}
+    switches = design.switch_by_id()
+    rows = []
+    for cable in design.cables:
+        link = links[cable.link_id]
+        ends = []
+        for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
+            p = where[dev]
+            ends.append(
+                cables_csv.CableEnd(p.rack, p.u, dev, design.port_name(dev, port, switches))
+            )
+        rows.append(cables_csv.ScheduleRow(cable, link, ends[0], ends[1]))
+    return sorted(
+        rows,
+        key=lambda r: (order.get(r.a.rack, (0, 0)), -r.a.u, r.a.device, r.link.a_port, r.cable.id),
+    )
+
+
+@pytest.mark.parametrize("path", DESIGNS, ids=lambda p: p.parent.name)
+def test_the_schedule_is_the_port_by_port_schedule(path: Path) -> None:
+    design = design_from_json(path.read_text())
+    if design.cables:
+        assert cables_csv.schedule(design) == _schedule_port_by_port(design)

@@ -8,8 +8,9 @@ order from its a end (``piece`` 1/3, 2/3, 3/3), with the panel ports as the piec
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 
 from railplan.design import Cable, Design, Link, Placement, PlantSegment, Switch
 from railplan.errors import DesignFileError
@@ -80,26 +81,39 @@ def schedule(design: Design) -> list[ScheduleRow]:
     links = {lk.id: lk for lk in design.links}
     where: dict[str, Placement] = {p.device: p for p in design.placements}
     order = {r.id: (r.row, r.position) for r in design.racks}
-    switches = design.switch_by_id()
-    rows = []
+    name = _port_namer(design)
+    keyed = []
     for cable in design.cables:
         link = links[cable.link_id]
-        ends = []
-        for dev, port in ((link.a_device, link.a_port), (link.b_device, link.b_port)):
-            p = where[dev]
-            ends.append(CableEnd(p.rack, p.u, dev, port_name(design, dev, port, switches)))
-        rows.append(ScheduleRow(cable, link, ends[0], ends[1]))
+        pa, pb = where[link.a_device], where[link.b_device]
+        a = CableEnd(pa.rack, pa.u, link.a_device, name(link.a_device, link.a_port))
+        b = CableEnd(pb.rack, pb.u, link.b_device, name(link.b_device, link.b_port))
+        key = (order.get(pa.rack, (0, 0)), -pa.u, link.a_device, link.a_port, cable.id)
+        keyed.append((key, ScheduleRow(cable, link, a, b)))
+    keyed.sort(key=itemgetter(0))
+    return [row for _, row in keyed]
 
-    def key(row: ScheduleRow) -> tuple[tuple[int, int], int, str, int, str]:
-        return (
-            order.get(row.a.rack, (0, 0)),
-            -row.a.u,
-            row.a.device,
-            row.link.a_port,
-            row.cable.id,
-        )
 
-    return sorted(rows, key=key)
+def _port_namer(design: Design) -> Callable[[str, int], str]:
+    """``port_name`` of a device's port, worked out once per port layout: a switch's name
+    depends on its cage layout only, a node's on the node shape, an attached device's on the
+    port number (``Design.port_name``'s three cases, in its order)."""
+    switches = design.switch_by_id()
+    layout: dict[str, object] = {
+        sw.id: (sw.ports_per_cage, sw.up_from_port, sw.up_ports_per_cage)
+        for sw in switches.values()
+    }
+    layout.update((d.id, "device") for d in design.devices if d.id not in layout)
+    memo: dict[tuple[object, int], str] = {}
+
+    def name(device: str, port: int) -> str:
+        key = (layout.get(device), port)  # None: a node
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = port_name(design, device, port, switches)
+        return found
+
+    return name
 
 
 #: the one cell writer (``railplan.safe_text``), importable from here as before
