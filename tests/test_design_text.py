@@ -282,3 +282,16 @@ def test_bounds_come_from_the_row_check_types() -> None:
     assert (rules[(Rack, "height_u")].low, rules[(Rack, "height_u")].high) == (8, 60)
     assert rules[(Cable, "length_m")].high == 100_000.0
     assert rules[(Device, "ports")].low == 1
+
+
+@pytest.mark.parametrize(
+    "middle", ["", "x", "{}", '{"id":"n9"}', " " + '{"id":"n2","index":1,"pod":0,"rack":0,"su":0}']
+)
+def test_a_line_that_is_not_a_row_is_not_read_here(middle: str) -> None:
+    reader = row_text.row_reader(Node, validation._field_type, _OPTIONAL)
+    assert reader is not None
+    row = '{"id":"n1","index":0,"pod":0,"rack":0,"su":0}'
+    text = f"{row},\n{middle},\n{row}"
+    assert row_text.read_rows(text, 0, len(text), reader) is None
+    whole = f"{row},\n{row}"
+    assert row_text.read_rows(whole, 0, len(whole), reader) is not None

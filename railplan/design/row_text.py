@@ -131,7 +131,7 @@ def row_reader(
         return None
     parts = []
     groups: dict[str, tuple[int, FieldRule, bool]] = {}
-    group = 0
+    group = 1  # group 1 is the row's opening brace: every line is matched, a row or not
     for i, name in enumerate(names):
         f = by_name[name]
         rule = field_rule(field_type(owner, name, hints[name]))
@@ -148,7 +148,8 @@ def row_reader(
             parts.append(member)
             groups[name] = (group + 1, rule, False)
             group += 1
-    pattern = re.compile(r"^\{" + "".join(parts) + r"\}(?:,\n|\Z)", re.MULTILINE)
+    row = r"(\{)" + "".join(parts) + r"\}(?:,\n|\Z)"
+    pattern = re.compile(f"^(?:{row}|[^\n]*(?:\n|\\Z))", re.MULTILINE)
     fields = tuple(
         (f.name, *groups[f.name], f.default if f.default is not dataclasses.MISSING else None)
         for f in dataclasses.fields(owner)
@@ -168,13 +169,15 @@ def read_rows(
     """Every field of the rows in ``text[start:end]`` (the lines between ``[\\n`` and
     ``\\n]``; ``start`` begins a line) as a column, defaults filled in; None unless every
     line is one row the reader takes whole."""
-    matches = reader.pattern.findall(text, start, end)  # (as if the text ended at ``end``)
-    if not matches or len(matches) != text.count("\n", start, end) + 1:
-        return None  # a line that is not one whole row (each match is one line, anchored)
-    if isinstance(matches[0], str):
-        matches = [(m,) for m in matches]  # a single-group pattern gives strings
+    # Each match starts a line (``^``) and ends where the next line starts: a row with its
+    # ``,\n`` (or the end), else the line as it is, the brace group left empty. So the
+    # matches cover the text line by line, and every line is a row when every match has
+    # its brace. (``endpos``: as if the text ended at ``end``.)
+    matches = reader.pattern.findall(text, start, end)
     groups = list(zip(*matches, strict=True))
     del matches
+    if not groups or groups[0].count("{") != len(groups[0]):
+        return None
     columns: dict[str, Sequence[Any]] = {}
     for name, index, rule, optional, default in reader.fields:
         given: Sequence[str] = groups[index - 1]
@@ -193,6 +196,20 @@ def read_rows(
 
 #: ``json``'s scanner with ``safe_load``'s number rules (a refused number: not read here)
 _DECODER = json.JSONDecoder(**JSON_NUMBERS)
+
+
+def _list_end(text: str, pos: int) -> int:
+    """Where the first ``\\n]`` from ``pos`` is (-1: none): its ``]`` found by ``find`` of one
+    character (a ``memchr``; a two-character search is several times slower), a few tries,
+    then the two-character search."""
+    for _ in range(64):
+        close = text.find("]", pos)
+        if close < 0:
+            return -1
+        if text[close - 1] == "\n":
+            return close - 1
+        pos = close + 1
+    return text.find("\n]", pos)
 
 
 def _skip(text: str, pos: int) -> int:
@@ -231,7 +248,7 @@ def split_document(
             read = None
             reader = readers.get(key)
             if reader is not None and text.startswith("[\n{", pos):
-                end = text.find("\n]", pos + 1)
+                end = _list_end(text, pos + 1)
                 if end > 0:
                     read = read_rows(text, pos + 2, end, reader)
             if read is not None:
