@@ -169,3 +169,15 @@ def test_the_schedule_is_the_port_by_port_schedule(path: Path) -> None:
     design = design_from_json(path.read_text())
     if design.cables:
         assert cables_csv.schedule(design) == _schedule_port_by_port(design)
+
+
+def test_a_failing_write_is_one_sentence_and_leaves_no_temp(tmp_path: Path, monkeypatch) -> None:
+    def full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "fsync", full)
+    target = tmp_path / "design.json"
+    with pytest.raises(atomic.OutputError, match="No space left on device"):
+        atomic.write_atomic(target, (b"x" * _PIECE for _ in range(20)))
+    assert not target.exists()
+    assert not list(tmp_path.glob(f"{atomic.TEMP_PREFIX}*"))

@@ -206,14 +206,16 @@ def _write_pieces(fh: BinaryIO, pieces: Iterable[str | bytes]) -> None:
     failed: list[BaseException] = []
 
     def drain() -> None:
+        ended = False  # the end mark was taken
         try:
             while (piece := queue.get()) is not None:
                 fh.write(piece)
+            ended = True
             fh.flush()
             os.fsync(fh.fileno())
         except BaseException as exc:  # handed to the caller's thread, raised there
             failed.append(exc)
-            while queue.get() is not None:  # let the maker finish without blocking
+            while not ended and queue.get() is not None:  # let the maker end without blocking
                 pass
 
     writer = threading.Thread(target=drain, name="railplan-writer", daemon=True)
