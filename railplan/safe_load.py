@@ -391,15 +391,29 @@ def _json_constant(name: str) -> float:
     raise ValueError(f"{name} is not a finite number")
 
 
+#: ``json.loads`` keywords for untrusted JSON: integers of bounded digits, finite floats only
+#: (each refusal a ValueError naming the number)
+JSON_NUMBERS: dict[str, Any] = {
+    "parse_int": _json_int,
+    "parse_float": _json_float,
+    "parse_constant": _json_constant,
+}
+
+
+def json_text(
+    data: bytes | str, what: str, error: type[RailplanError], *, limit: int = MAX_JSON_BYTES
+) -> str:
+    """The text of untrusted JSON bytes: bounded size, UTF-8 (a byte-order mark dropped)."""
+    return _decode(data, what, error, limit)
+
+
 def load_json(
     data: bytes | str, what: str, error: type[RailplanError], *, limit: int = MAX_JSON_BYTES
 ) -> Any:
     """Parse untrusted JSON: bounded size and integers, finite floats, no NaN or Infinity."""
     text = _decode(data, what, error, limit)
     try:
-        return json.loads(
-            text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant
-        )
+        return json.loads(text, **JSON_NUMBERS)
     except json.JSONDecodeError as exc:
         raise error(f"{what}: not valid JSON at line {exc.lineno} ({exc.msg})") from None
     except ValueError as exc:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 #: a cell starting with one of these (after the prefix below) is a formula to Excel,
 #: LibreOffice and Google Sheets; the fullwidth forms are folded to them by some of them
@@ -75,6 +75,24 @@ def to_csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
         buf.write(line if line or len(row) != 1 else '""')
         buf.write("\n")
     return buf.getvalue()
+
+
+def csv_pieces(
+    header: Sequence[str], rows: Iterable[Sequence[object]], block: int = 16_384
+) -> Iterator[str]:
+    """``to_csv(header, rows)`` in pieces: the header line, then ``block`` rows at a time, each
+    read from ``rows`` as it comes. Joined, the same text: a row's line depends on its own
+    cells only."""
+    head = to_csv(header, ())
+    yield head
+    batch: list[Sequence[object]] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == block:
+            yield to_csv(header, batch)[len(head) :]
+            batch = []
+    if batch:
+        yield to_csv(header, batch)[len(head) :]
 
 
 #: values a memo may key on: a float is not one (0.0 and -0.0 are equal keys, a NaN is no key)

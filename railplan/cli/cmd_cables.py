@@ -1,6 +1,7 @@
 """`railplan cables`: lay out racks, place switches, cable every link; write the schedule or exports."""
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -109,7 +110,7 @@ def cables_cmd(
         raise SpecError(
             "give --netbox-site or --site, not both (--netbox-site also names the site)"
         )
-    from railplan.design import design_to_json
+    from railplan.design.io import design_json_chunks
     from railplan.render import cables_csv, dot, ibsim_net, ibtopo, netbox, p2p
 
     if fmt == "dot" and design_out is None:  # the drawing needs the wiring only: no layout
@@ -135,7 +136,7 @@ def cables_cmd(
             f"media ${report.cable_cost_usd:,.0f}, {report.cable_power_w:,.0f} W"
         )
     if design_out is not None:
-        write_atomic(design_out, design_to_json(design))
+        write_atomic(design_out, design_json_chunks(design))
     if fmt == "netbox":
         assert out is not None
         scoped = netbox_site is not None
@@ -149,8 +150,10 @@ def cables_cmd(
         write_set(out, files)
         _say(f"wrote fabric.topo and ibnl/ into {out} (IBDM_IBNL_PATH={out}/ibnl:<IBDM's own>)")
         return
+    if fmt == "csv":  # rows written as they are made: the schedule is never one string
+        _emit(cables_csv.render_pieces(design), out, fmt)
+        return
     text = {
-        "csv": lambda: cables_csv.render(design),
         "p2p": lambda: p2p.render(design, catalog),
         "p2p-links": lambda: p2p.render_links(design, catalog),
         "ibtopo": lambda: ibtopo.render(design, catalog),
@@ -160,9 +163,10 @@ def cables_cmd(
     _emit(text, out, fmt)
 
 
-def _emit(text: str, out: Path | None, fmt: str) -> None:
+def _emit(text: "str | Iterable[str]", out: Path | None, fmt: str) -> None:
     if out is None:
-        typer.echo(text, nl=False)
+        for piece in [text] if isinstance(text, str) else text:
+            typer.echo(piece, nl=False)
         return
     target = out / DEFAULT_NAMES[fmt] if out.is_dir() else out
     write_atomic(target, text)

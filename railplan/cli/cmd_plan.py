@@ -51,7 +51,7 @@ def plan_cmd(
         raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
     out_folder(out_dir, "-o")
     from railplan.cli.progress import stages
-    from railplan.design import design_to_json
+    from railplan.design.io import design_json_chunks
     from railplan.pipeline.build import plan_json
     from railplan.spec import spec_to_yaml
 
@@ -68,7 +68,12 @@ def plan_cmd(
         if out_dir is not None:
             if say is not None:
                 say("writing design.json")
-            files = {"design.json": design_to_json(design), "spec.yaml": spec_to_yaml(src.spec())}
+            # design.json is written a block of rows at a time by a thread while the next
+            # block is encoded (``atomic.write_set`` of pieces): never one 185 MB string
+            files = {
+                "design.json": design_json_chunks(design),
+                "spec.yaml": spec_to_yaml(src.spec()),
+            }
             write_set(out_dir, files)
     if json_out:
         print_json(summary)

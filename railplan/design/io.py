@@ -14,7 +14,7 @@ from typing import Any
 from railplan.design.types import (
     Design,
 )
-from railplan.design.validation import FORMAT_VERSION, validated_design
+from railplan.design.validation import FORMAT_VERSION, text_design, validated_design
 
 #: fields added after format 1 was fixed: written only when they differ from this default, so
 #: designs that do not use them keep their exact bytes
@@ -29,6 +29,7 @@ SPARSE: dict[str, Any] = {
     "domain_nodes": 1,
     "spine_groups": 1,
 }
+_WRITTEN_SPARSE = frozenset(SPARSE)
 
 
 def _row(obj: Any) -> dict[str, Any]:
@@ -113,8 +114,19 @@ def _rows_text(items: tuple[Any, ...]) -> str:
     return ",\n".join(map(row, zip(*columns, strict=True)))
 
 
+#: rows encoded at a time by ``design_json_chunks``: big enough that the per-block work is
+#: negligible, small enough that a block's text (a few MB) is written while the next is made
+_BLOCK_ROWS = 32_768
+
+
 def design_to_json(design: Design) -> str:
     """Serialise a Design to JSON text: stable key order, one node/switch/link per line."""
+    return "".join(design_json_chunks(design))
+
+
+def design_json_chunks(design: Design) -> Iterator[str]:
+    """``design_to_json``'s text in pieces, in order: the header, then each row list a block
+    of rows at a time (a writer can write one piece while the next is encoded)."""
     head = {
         "format": FORMAT_VERSION,
         "name": design.name,
@@ -126,9 +138,12 @@ def design_to_json(design: Design) -> str:
         "routing": _row(design.routing),
         "spec": design.spec,
     }
-    parts = ["{"]
-    for key in sorted(head):
-        parts.append(f"{json.dumps(key)}:{json.dumps(head[key], sort_keys=True)},")
+    yield "".join(
+        [
+            "{\n",
+            *(f"{json.dumps(k)}:{json.dumps(head[k], sort_keys=True)},\n" for k in sorted(head)),
+        ]
+    )
     lists: tuple[tuple[str, tuple[Any, ...]], ...] = (
         ("cables", design.cables),
         *((("devices", design.devices),) if design.devices else ()),
@@ -141,11 +156,16 @@ def design_to_json(design: Design) -> str:
         ("switches", design.switches),
     )
     for key, items in lists:
-        body = _rows_text(items)  # the body is joined once, into the whole text
         sep = "," if key != lists[-1][0] else ""
-        parts.extend((f'"{key}":[', body, f"]{sep}") if body else (f'"{key}":[]{sep}',))
-    parts.append("}\n")
-    return "\n".join(parts)
+        if not items:
+            yield f'"{key}":[]{sep}\n'
+            continue
+        yield f'"{key}":[\n'
+        for start in range(0, len(items), _BLOCK_ROWS):
+            more = start + _BLOCK_ROWS < len(items)
+            yield _rows_text(items[start : start + _BLOCK_ROWS]) + (",\n" if more else "\n")
+        yield f"]{sep}\n"
+    yield "}\n"
 
 
 def design_from_dict(data: Any, where: str = "design") -> Design:
@@ -157,5 +177,17 @@ def design_from_dict(data: Any, where: str = "design") -> Design:
     return validated_design(data, where)
 
 
-def design_from_json(text: str) -> Design:
-    return design_from_dict(json.loads(text))
+def design_from_written(text: str) -> Design | None:
+    """The Design of a design.json's text when its row lists are as ``design_to_json`` writes
+    them and every field passes (``validation.text_design``); None: parse it and check it."""
+    return text_design(text, _WRITTEN_SPARSE)
+
+
+def design_from_json(text: str, where: str = "design") -> Design:
+    """Rebuild a Design from ``design_to_json`` text: its row lists read straight from the
+    text when they are as written, else parsed and checked row by row, with the same
+    refusals."""
+    design = design_from_written(text)
+    if design is not None:
+        return design
+    return design_from_dict(json.loads(text), where)

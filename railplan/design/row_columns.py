@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from itertools import repeat
 from operator import itemgetter, methodcaller
@@ -47,7 +47,7 @@ def _columns_of(owner: type, field_type: Callable[[type, str, Any], Any]) -> tup
 
 def checked_columns(
     rows: Any, owner: type, field_type: Callable[[type, str, Any], Any]
-) -> dict[str, list[Any]] | None:
+) -> dict[str, Sequence[Any]] | None:
     """Every field of ``rows`` as a column (defaults filled in) when each row is a dict the row
     check of ``owner`` accepts unchanged; else None.
 
@@ -57,7 +57,7 @@ def checked_columns(
     if not isinstance(rows, list) or set(map(type, rows)) - {dict}:
         return None
     keys = 0
-    columns: dict[str, list[Any]] = {}
+    columns: dict[str, Sequence[Any]] = {}
     for name, default, adapter, hint in _columns_of(owner, field_type):
         if default is _MISSING:
             try:
@@ -86,10 +86,10 @@ def checked_columns(
 
 
 def built(
-    owner: type, rows: list[dict[str, Any]], columns: dict[str, list[Any]] | None = None
+    owner: type, rows: list[dict[str, Any]], columns: dict[str, Sequence[Any]] | None = None
 ) -> tuple[Any, ...]:
     """``tuple(owner(**row) for row in rows)`` for rows of known fields, built column by column
-    (from ``columns`` when ``checked_columns`` gave them).
+    (from ``columns``, every field's column, when they were read so; ``rows`` is then unused).
 
     Only for a frozen, slotted dataclass without ``__post_init__`` or default factories (every
     row type of a design); any other class is built row by row.
@@ -100,9 +100,21 @@ def built(
         and "__slots__" in owner.__dict__
         and all(f.default_factory is dataclasses.MISSING for f in fields)
     )
-    if not plain or not rows:
-        return tuple(owner(**row) for row in rows)
-    objects: list[Any] = list(map(object.__new__, repeat(owner, len(rows))))
+    if columns is not None:
+        count = len(columns[fields[0].name])
+        if not plain:
+            names = [f.name for f in fields]
+            return tuple(
+                owner(**dict(zip(names, values, strict=True)))
+                for values in zip(*(columns[n] for n in names), strict=True)
+            )
+    else:
+        count = len(rows)
+        if not plain:
+            return tuple(owner(**row) for row in rows)
+    if not count:
+        return ()
+    objects: list[Any] = list(map(object.__new__, repeat(owner, count)))
     for f in fields:
         if columns is not None:
             column = columns[f.name]

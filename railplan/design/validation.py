@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import dataclasses
 import typing
+from collections.abc import Sequence
 from functools import cache
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
-from railplan.design import limits, row_columns
+from railplan.design import limits, row_columns, row_text
 from railplan.design.types import (
     LINK_KINDS,
     ROLE_TIER,
@@ -273,7 +274,7 @@ def _problems(exc: ValidationError, where: str) -> str:
     return "\n".join(lines)
 
 
-def _cross_field(doc: dict[str, Any]) -> list[str]:
+def _cross_field(doc: dict[str, Any], columns: dict[str, dict[str, Sequence[Any]]]) -> list[str]:
     """Fields that bound each other inside one row (before any of them is used to lay ports out)."""
     problems = []
     shape = doc["shape"]
@@ -283,22 +284,45 @@ def _cross_field(doc: dict[str, Any]) -> list[str]:
             f"shape: port_plane and port_rail must list each of the "
             f"{shape['nics']} x {shape['ports_per_nic']} node ports once"
         )
-    for i, sw in enumerate(doc["switches"]):
-        up = sw.get("up_from_port", 0)
-        if up and not (up < sw["radix"] and sw.get("up_ports_per_cage", 0) >= 1):
+    switches = _fields(doc, columns, "switches", up_from_port=0, radix=None)
+    switches |= _fields(doc, columns, "switches", up_ports_per_cage=0, up_speed_gbps=0)
+    cased = zip(
+        switches["up_from_port"],
+        switches["radix"],
+        switches["up_ports_per_cage"],
+        switches["up_speed_gbps"],
+        strict=True,
+    )
+    for i, (up, radix, up_ppc, up_speed) in enumerate(cased):
+        if not up:
+            continue  # (most switches: one speed)
+        if not (up < radix and up_ppc >= 1):
             problems.append(
                 f"switches[{i}].up_from_port: {up} needs up_ports_per_cage of at least 1 and "
-                f"a radix above it (radix {sw['radix']})"
+                f"a radix above it (radix {radix})"
             )
-        if up and not sw.get("up_speed_gbps", 0):
+        if not up_speed:
             problems.append(f"switches[{i}].up_speed_gbps: ports from {up} on need a speed")
-    for i, dev in enumerate(doc.get("devices", ())):
-        if dev["ports"] % dev["ports_per_plane"]:
+    devices = _fields(doc, columns, "devices", ports=None, ports_per_plane=None)
+    for i, (count, per_plane) in enumerate(
+        zip(devices["ports"], devices["ports_per_plane"], strict=True)
+    ):
+        if count % per_plane:
             problems.append(
-                f"devices[{i}].ports_per_plane: {dev['ports_per_plane']} does not divide its "
-                f"{dev['ports']} ports"
+                f"devices[{i}].ports_per_plane: {per_plane} does not divide its {count} ports"
             )
     return problems
+
+
+def _fields(
+    doc: dict[str, Any], columns: dict[str, dict[str, Sequence[Any]]], key: str, **defaults: Any
+) -> dict[str, Sequence[Any]]:
+    """Some fields of a row list as columns: from ``columns`` when the list was read column
+    by column, else from its checked rows (a left-out field at its default)."""
+    if key in columns:
+        return {name: columns[key][name] for name in defaults}
+    rows = doc.get(key, ())
+    return {name: [row.get(name, default) for row in rows] for name, default in defaults.items()}
 
 
 #: the row lists of a design.json and the dataclass of each row
@@ -374,9 +398,53 @@ def validated_design(data: Any, where: str = "design") -> Design:
             )
     fast = _fast_doc(data)
     doc, columns = fast if fast is not None else (_checked_doc(data, where), {})
-    problems = _cross_field(doc)
+    problems = _cross_field(doc, columns)
     if problems:
         raise DesignFileError("\n".join(f"{where}: {p}" for p in problems[:MAX_PROBLEMS]))
+    return _design(doc, columns)
+
+
+def text_design(text: str, optional: frozenset[str]) -> Design | None:
+    """The Design of a design.json's text when its row lists, read straight from the text
+    (``row_text``: the lines ``design_to_json`` writes) or else column by column
+    (``row_columns``), and its header all pass; None when anything would need the row check
+    or be refused (the caller then parses the text and ``validated_design`` words why).
+
+    ``optional`` names the fields the writer leaves out at their default.
+    """
+    readers = {
+        key: row_text.row_reader(owner, _field_type, optional) for key, owner in _LISTS.items()
+    }
+    split = row_text.split_document(text, readers)
+    if split is None:
+        return None
+    values, columns = split
+    for key, owner in _LISTS.items():
+        if key in values:  # a list not in the written form (or not a list at all)
+            checked = row_columns.checked_columns(values[key], owner, _field_type)
+            if checked is None:
+                return None
+            columns[key] = checked
+    for key, most in limits.MAX_ROWS.items():
+        if key in columns and _row_count(columns[key]) > most:
+            return None
+    try:
+        doc: dict[str, Any] = _design_type().validate_python(
+            {**values, **{key: [] for key in columns}}
+        )
+    except ValidationError:
+        return None
+    if _cross_field(doc, columns):
+        return None
+    return _design(doc, columns)
+
+
+def _row_count(columns: dict[str, Sequence[Any]]) -> int:
+    return len(next(iter(columns.values())))
+
+
+def _design(doc: dict[str, Any], columns: dict[str, dict[str, Sequence[Any]]]) -> Design:
+    """The Design of a checked file: rows built from their columns where they were read so."""
     shape = doc["shape"]
 
     def build(owner: type, key: str) -> tuple[Any, ...]:

@@ -15,13 +15,14 @@ from typing import Literal
 
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design, design_from_dict
+from railplan.design.io import design_from_written
 from railplan.design.limits import check_design_bytes
 from railplan.errors import CatalogError, DesignFileError, InfeasibleError, RailplanError, SpecError
 from railplan.gc_pause import paused
 from railplan.identifiers import shorten
 from railplan.pipeline.build import Build, build
 from railplan.pipeline.rederive import rederivation_problems
-from railplan.safe_load import MAX_JSON_BYTES, load_json, read_file
+from railplan.safe_load import MAX_JSON_BYTES, json_text, load_json, read_file
 from railplan.spec import Spec, apply_overrides, load_spec, spec_from_dict
 from railplan.spec.schema import AUTO_TOPOLOGY
 from railplan.validate import check
@@ -33,8 +34,13 @@ def read_design(path: Path) -> Design:
     """A design.json file as a type-checked Design; a file that is not one raises DesignFileError."""
     raw = read_file(path, "design file", DesignFileError, MAX_JSON_BYTES)
     check_design_bytes(raw, str(path))  # rows and values counted before anything is built
-    data = load_json(raw, str(path), DesignFileError)
+    text = json_text(raw, str(path), DesignFileError)
     del raw
+    design = design_from_written(text)  # the rows as railplan writes them, read from the text
+    if design is not None:
+        return design
+    data = load_json(text, str(path), DesignFileError)
+    del text
     return design_from_dict(data, str(path))
 
 

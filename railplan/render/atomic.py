@@ -19,8 +19,10 @@ import secrets
 import shutil
 import stat
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from queue import Queue
+from typing import BinaryIO
 
 from railplan.errors import OutputError
 
@@ -172,22 +174,71 @@ def _folder(folder: Path) -> Path:
     return folder
 
 
-def _write_file(path: Path, data: str | bytes, mode: int = FILE_MODE) -> None:
+#: what a file is written from: its whole text or bytes, or its pieces in order (written as
+#: they come: the text need never be whole in memory)
+Content = str | bytes | Iterable[str | bytes]
+#: pieces handed to the writer thread and not yet written, at most
+_QUEUED = 4
+
+
+def _write_file(path: Path, data: Content, mode: int = FILE_MODE) -> None:
     """Create ``path`` with ``mode`` less the process umask (os.open applies it) and write it."""
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    if not isinstance(payload, bytes):
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not isinstance(data, bytes) and not isinstance(data, Iterable):
         raise TypeError(f"write_atomic takes str or bytes, not {type(data).__name__}")
     with _lock:
         _hold_if_stopping()
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     with os.fdopen(fd, "wb") as fh:
-        fh.write(payload)
-        fh.flush()
-        os.fsync(fh.fileno())
+        if isinstance(data, bytes):
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        else:
+            _write_pieces(fh, data)
 
 
-def write_atomic(path: str | Path, data: str | bytes) -> Path:
-    """Write ``data`` (text as UTF-8) to a temp file in ``path``'s folder, then rename it."""
+def _write_pieces(fh: BinaryIO, pieces: Iterable[str | bytes]) -> None:
+    """Write ``pieces`` as the caller's iterator makes them: a thread writes each one (and
+    syncs the file at the end) while the next is made, the write calls releasing the GIL."""
+    queue: Queue[bytes | None] = Queue(maxsize=_QUEUED)
+    failed: list[BaseException] = []
+
+    def drain() -> None:
+        ended = False  # the end mark was taken
+        try:
+            while (piece := queue.get()) is not None:
+                fh.write(piece)
+            ended = True
+            fh.flush()
+            os.fsync(fh.fileno())
+        except BaseException as exc:  # handed to the caller's thread, raised there
+            failed.append(exc)
+            while not ended and queue.get() is not None:  # let the maker end without blocking
+                pass
+
+    writer = threading.Thread(target=drain, name="railplan-writer", daemon=True)
+    writer.start()
+    try:
+        for piece in pieces:
+            if failed:
+                break
+            if isinstance(piece, str):
+                piece = piece.encode("utf-8")
+            elif not isinstance(piece, bytes):
+                raise TypeError(f"a file's pieces are str or bytes, not {type(piece).__name__}")
+            queue.put(piece)
+    finally:
+        queue.put(None)
+        writer.join()
+    if failed:
+        raise failed[0]
+
+
+def write_atomic(path: str | Path, data: Content) -> Path:
+    """Write ``data`` (text as UTF-8; or its pieces, written as they come) to a temp file in
+    ``path``'s folder, then rename it."""
     target = Path(path)
     name_fits(target)
     if target.is_dir():
@@ -207,7 +258,7 @@ def write_atomic(path: str | Path, data: str | bytes) -> Path:
     return target
 
 
-def _stage(staging: Path, files: Mapping[str, str | bytes], mode: Callable[[str], int]) -> None:
+def _stage(staging: Path, files: Mapping[str, Content], mode: Callable[[str], int]) -> None:
     for rel, data in files.items():
         if Path(rel).is_absolute() or ".." in Path(rel).parts:
             raise OutputError(f"refusing to write {rel!r} outside its folder")
@@ -238,7 +289,7 @@ def _commit(staging: Path, folder: Path, names: list[str]) -> None:
 
 def write_set(
     folder: str | Path,
-    files: Mapping[str, str | bytes],
+    files: Mapping[str, Content],
     mode: Callable[[str], int] | None = None,
 ) -> list[Path]:
     """Write ``files`` ({relative path: data}) into ``folder`` as one set; returns the paths.
