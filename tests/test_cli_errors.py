@@ -27,7 +27,7 @@ BAD_SPECS = {
     "not-multiple": ("cluster:\n  gpus: 100\n  node: dgx-h100\n", "not a multiple of 8"),
     "too-big": (
         "cluster:\n  gpus: 131072\n  node: dgx-h100\nfabric:\n  switches: [cx732q-n]\n",
-        "holds at most",
+        "hold at most",
     ),
     "planes-uneven": (
         "cluster:\n  gpus: 64\n  node: dgx-h100\nfabric:\n  planes: 3\n",

@@ -49,8 +49,8 @@ def test_a_cluster_beyond_every_candidate_is_refused_before_anything_is_built() 
     with pytest.raises(InfeasibleError) as exc:
         recommend(spec(262144), CATALOG, workers=1)
     msg = str(exc.value)
-    assert msg.startswith("cluster.gpus: 262144 GPUs exceed every candidate")
-    assert "98,304 NIC ports per plane" in msg and "196608 GPUs in 2 plane(s)" in msg
+    assert msg.startswith("cluster.gpus: 262,144 GPUs are more than any candidate holds: 3 tiers")
+    assert "98,304 NIC ports per plane" in msg and "196,608 GPUs in 2 plane(s)" in msg
     assert msg.endswith("use --planes 4 (fabric.planes: 4) or a larger switch")
     assert "\n" not in msg and msg.count("; ") == 1
 
@@ -75,7 +75,7 @@ def test_plan_with_topology_auto_refuses_in_one_sentence(cli, nothing_built: Non
     r = cli("plan", "--gpus", 262144, "--node", "dgx-h100", "--switch", "qm9700")
     assert r.code == 2 and r.out == ""
     lines = r.err.strip().splitlines()
-    assert len(lines) == 1 and "exceed every candidate" in lines[0]
+    assert len(lines) == 1 and "are more than any candidate holds" in lines[0]
     assert "use --planes 4" in lines[0] and "Traceback" not in r.err
     rec = cli("recommend", "--gpus", 262144, "--node", "dgx-h100", "--switch", "qm9700", "--json")
     assert rec.code == 2 and "use --planes 4" in rec.err

@@ -203,9 +203,9 @@ def capacity_refusal(catalog: Catalog, specs: Sequence[tuple[Spec, SwitchModel]]
     )
     tried = sorted({s.fabric.planes for s, _ in specs})
     return (
-        f"cluster.gpus: {spec.cluster.gpus} GPUs exceed every candidate by the closed-form "
-        f"ceiling: {tiers} tiers of {model.id} ({radix}x{shape.port_speed_gbps}G) at "
+        f"cluster.gpus: {spec.cluster.gpus:,} GPUs are more than any candidate holds: "
+        f"{tiers} tiers of {model.id} ({radix}x{shape.port_speed_gbps}G) at "
         f"{spec.fabric.oversubscription} hold at most {limit:,} NIC ports per plane, "
-        f"{gpus} GPUs in {spec.fabric.planes} plane(s) (planes tried: "
+        f"{gpus:,} GPUs in {spec.fabric.planes} plane(s) (planes tried: "
         f"{', '.join(map(str, tried))}); {fix}"
     )
