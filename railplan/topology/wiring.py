@@ -91,6 +91,11 @@ class FabricBuilder:
         self._counters = dict.fromkeys(LINK_PREFIX, 0)
         self._tally = _TALLY.get()
 
+    @property
+    def counting(self) -> bool:
+        """True in counting mode (``counting()``): links are tallied, not made."""
+        return self._tally is not None
+
     def layout(self, tier: int) -> PortLayout:
         return self.layouts[tier]
 
@@ -157,6 +162,41 @@ class FabricBuilder:
         self.links.append(
             Link(link_id, kind, a_device, a_port, b_device, b_port, rate, plane, rail)
         )
+
+    def attach(
+        self,
+        kind: str,
+        ends: list[tuple[str, int]],
+        switch_id: str,
+        plane: int,
+        rail: int = -1,
+    ) -> None:
+        """One link from each (node or device, port) of ``ends`` to the next free ports of
+        ``switch_id``, in order: the links ``add_link`` would make one by one. In counting
+        mode the run is tallied in closed form (its ports split at the switch's up section)."""
+        if self._tally is None:
+            for dev, port in ends:
+                self.add_link(kind, dev, port, switch_id, self.take_port(switch_id), plane, rail)
+            return
+        if any(dev in self._switch for dev, _ in ends):
+            for dev, port in ends:  # a switch's cage class varies by port: one by one
+                self.add_link(kind, dev, port, switch_id, self.take_port(switch_id), plane, rail)
+            return
+        first = self._next_port[switch_id]
+        count = len(ends)
+        self._next_port[switch_id] = first + count
+        self._counters[kind] += count
+        sw = self._switch[switch_id]
+        form = self._form[switch_id]
+        split = first + count
+        if sw.up_from_port:
+            split = min(max(sw.up_from_port, first), first + count)
+        if split > first:
+            cls = (form, sw.ports_per_cage)
+            self._tally.links[(kind, sw.port_speed_gbps, None, cls)] += split - first
+        if first + count > split:
+            cls = (form, sw.up_ports_per_cage)
+            self._tally.links[(kind, sw.up_speed_gbps, None, cls)] += first + count - split
 
     def _cage_class(self, device: str, port: int) -> Any:
         sw = self._switch.get(device)
