@@ -32,6 +32,7 @@ from railplan.advise.candidates import (
 )
 from railplan.advise.evaluate import Evaluation, evaluate
 from railplan.advise.requirements import failed, requirements_of
+from railplan.advise.twins import for_twin, twin_of
 from railplan.catalog import Catalog, load_catalog
 from railplan.errors import RailplanError
 from railplan.spec import Spec
@@ -106,6 +107,13 @@ class _Runner:
                 initializer=_init,
                 initargs=(base, req, catalog),
             )
+
+    def submit(self, fn: Callable[[Candidate], Any], item: Candidate) -> Callable[[], Any]:
+        """Start ``fn(item)`` in a worker (inline: when its result is asked for); returns
+        the call that waits for the result."""
+        if self.pool is None:
+            return lambda: fn(item)
+        return self.pool.submit(fn, item).result
 
     def map(self, fn: Callable[[Candidate], Any], items: Sequence[Candidate]) -> list[Any]:
         if self.pool is None or len(items) < 2:
@@ -187,7 +195,7 @@ def recommend(
                     _reject(cand, f"the same design as {twin.label}: every SU is whole")
                 )
         order = sorted(bounds, key=lambda c: (bounds[c].cost_usd, c.label, c))
-        evaluated = _branch_and_bound(runner, order, bounds, say)
+        evaluated = _branch_and_bound(runner, order, bounds, say, req, catalog)
         reps = _references(order, bounds, evaluated)
         if reps:
             say(f"evaluating {len(reps)} family reference point(s)")
@@ -202,24 +210,52 @@ def _branch_and_bound(
     order: list[Candidate],
     bounds: dict[Candidate, Bound],
     say: Callable[[str], None],
+    req: RequirementsSpec,
+    catalog: Catalog,
 ) -> dict[Candidate, Evaluation]:
+    """Accept evaluations in bound order until the next bound reaches the best cost met.
+
+    Up to ``runner.workers`` candidates ahead are evaluated at once, each worker taking the
+    next as soon as it is free; a result the one-by-one search would not reach is dropped.
+    A candidate whose wiring twin (``twins``) failed a wiring requirement takes the twin's
+    figures instead of a build of its own."""
     evaluated: dict[Candidate, Evaluation] = {}
+    twins = twin_of(order, catalog)
+    running: dict[Candidate, Callable[[], Evaluation]] = {}
     best: float | None = None
-    i = 0
-    while i < len(order):
-        if best is not None and bounds[order[i]].cost_usd >= best:
+    ahead = 0  # the next position a worker may start on
+
+    def waits_for_twin(cand: Candidate) -> bool:
+        rep = twins.get(cand)
+        if rep is None:
+            return False
+        ev = evaluated.get(rep)
+        return ev is None or for_twin(ev, cand, req, catalog) is not None
+
+    for i, cand in enumerate(order):
+        if best is not None and bounds[cand].cost_usd >= best:
             break
-        batch = order[i : i + runner.workers]
-        say(f"evaluating {', '.join(c.label for c in batch)}")
-        results = runner.map(_evaluate_task, batch)
-        for cand, ev in zip(batch, results, strict=True):
-            if best is not None and bounds[cand].cost_usd >= best:
-                return evaluated  # a one-by-one search stops here
-            evaluated[cand] = ev
-            i += 1
-            if ev.meets and (best is None or ev.cost_usd < best):
-                best = ev.cost_usd
-    return evaluated
+        rep = twins.get(cand)
+        ev = None
+        if rep is not None and rep in evaluated:
+            ev = for_twin(evaluated[rep], cand, req, catalog)
+        if ev is None:
+            ahead = max(ahead, i)
+            if cand not in running:
+                running[cand] = runner.submit(_evaluate_task, cand)
+            while len(running) < runner.workers and ahead < len(order):
+                nxt = order[ahead]
+                if best is not None and bounds[nxt].cost_usd >= best:
+                    break
+                if nxt not in running and nxt not in evaluated and not waits_for_twin(nxt):
+                    say(f"evaluating {nxt.label}")
+                    running[nxt] = runner.submit(_evaluate_task, nxt)
+                ahead += 1
+            ev = running.pop(cand)()
+        evaluated[cand] = ev
+        if ev.meets and (best is None or ev.cost_usd < best):
+            best = ev.cost_usd
+    return evaluated  # what is still running was started past the stopping point: dropped
 
 
 def _references(
