@@ -175,8 +175,9 @@ class FabricBuilder:
         ``switch_id``, in order: the links ``add_link`` would make one by one. In counting
         mode the run is tallied in closed form (its ports split at the switch's up section)."""
         if self._tally is None:
-            for dev, port in ends:
-                self.add_link(kind, dev, port, switch_id, self.take_port(switch_id), plane, rail)
+            first = self._next_port[switch_id]
+            self._next_port[switch_id] = first + len(ends)
+            self._make_links(kind, ends, switch_id, first, plane, rail)
             return
         if any(dev in self._switch for dev, _ in ends):
             for dev, port in ends:  # a switch's cage class varies by port: one by one
@@ -204,7 +205,38 @@ class FabricBuilder:
             return None
         return (self._form[device], sw.cage_of(port)[2])
 
+    def _make_links(
+        self,
+        kind: str,
+        ends: list[tuple[str, int]],
+        switch_id: str,
+        first: int,
+        plane: int,
+        rail: int,
+    ) -> None:
+        """The links of ``ends`` to ``switch_id``'s ports from ``first`` on: what ``add_link``
+        makes for each, ids numbered on, in one loop."""
+        upper = self._switch.get(switch_id)
+        prefix = LINK_PREFIX[kind]
+        n = self._counters[kind]
+        append = self.links.append
+        for k, (dev, port) in enumerate(ends):
+            n += 1
+            q = first + k
+            rate = upper.speed_of(q) if upper is not None else self.speed
+            append(Link(f"{prefix}{n:06d}", kind, dev, port, switch_id, q, rate, plane, rail))
+        self._counters[kind] = n
+
     def connect(self, kind: str, lower: str, upper: str, plane: int, count: int = 1) -> None:
         """``count`` parallel links between two switches, on each one's next free ports."""
-        for _ in range(count):
-            self.add_link(kind, lower, self.take_port(lower), upper, self.take_port(upper), plane)
+        if self._tally is not None or lower == upper:
+            for _ in range(count):
+                self.add_link(
+                    kind, lower, self.take_port(lower), upper, self.take_port(upper), plane
+                )
+            return
+        low = self._next_port[lower]
+        first = self._next_port[upper]
+        self._next_port[lower] = low + count
+        self._next_port[upper] = first + count
+        self._make_links(kind, [(lower, low + k) for k in range(count)], upper, first, plane, -1)
