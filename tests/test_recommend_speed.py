@@ -1,5 +1,6 @@
 """The shortcuts that make ``recommend`` fast change nothing it answers: the closed-form leaf
-tally, wiring twins judged once, the pipelined branch and bound."""
+tally, the all-to-all ceiling in closed form, wiring twins judged once, the pipelined branch
+and bound."""
 
 from __future__ import annotations
 
@@ -14,13 +15,16 @@ from hypothesis import strategies as st
 
 from railplan.advise import recommend, search
 from railplan.advise.candidates import Candidate, candidates, spec_of
-from railplan.advise.evaluate import evaluate
+from railplan.advise.ceiling import ceiling_refusal, counted_ceiling
+from railplan.advise.evaluate import alltoall_ceiling, evaluate
 from railplan.advise.explain import recommendation_json
 from railplan.advise.requirements import requirements_of
+from railplan.advise.search import lost_reason
 from railplan.advise.twins import for_twin, ports_signature, twin_of
 from railplan.catalog import load_catalog
 from railplan.design import Design
-from railplan.pipeline.plan import tier_lists
+from railplan.errors import RailplanError
+from railplan.pipeline.plan import plan, tier_lists
 from railplan.spec import Spec, load_spec
 from railplan.topology import GENERATORS
 from railplan.topology.tiers import TierModels
@@ -169,3 +173,79 @@ def test_spec_of_twin_differs_only_in_the_model() -> None:
     b = spec_of(base, Candidate("roft", "cx864e-n", "2:1")).model_dump()
     assert a["fabric"].pop("switches") == ["sn5600"] and b["fabric"].pop("switches") == ["cx864e-n"]
     assert a == b
+
+
+CEILING_CASES = [
+    spec(256, "dgx-h100", "qm9700"),
+    spec(1000, "dgx-h100", "qm9700", "sn5600"),
+    spec(2048, "dgx-h100", "sn5600"),
+    spec(600, "h20-4x2x200g", "cx864e-n"),
+    load_spec(EXAMPLES / "superpod-h100-4su.yaml"),
+    load_spec(EXAMPLES / "fat-tree-1k.yaml", ["fabric.fat_tree.tors_per_rack=2"]),
+    spec(8192, "dgx-h100", "qm9700", planes=1),  # three tiers: pods of spines, cores
+]
+
+
+@pytest.mark.parametrize(
+    "base", CEILING_CASES, ids=[f"{s.name}-{s.cluster.gpus}" for s in CEILING_CASES]
+)
+def test_counted_ceiling_is_the_built_designs(base: Spec) -> None:
+    """Every ROFT and fat-tree candidate's closed-form ceiling (from counting mode) is the
+    ``alltoall_ceiling`` of the design ``plan`` builds for it, to the last digit; a family
+    it does not cover gives None."""
+    req = requirements_of(base)
+    seen = 0
+    for cand in candidates(base, CATALOG, req):
+        s = spec_of(base, cand)
+        counted = counted_ceiling(s, CATALOG, cand.family, CATALOG.switch(cand.switch))
+        if cand.family not in ("roft", "fat-tree"):
+            assert counted is None
+            continue
+        try:
+            design = plan(s, CATALOG)
+        except RailplanError:
+            assert counted is None, cand.label
+            continue
+        if len(design.nodes) < 2:
+            continue
+        assert counted == alltoall_ceiling(design), cand.label
+        seen += 1
+    assert seen >= 1
+
+
+def test_a_ceiling_refusal_is_the_evaluation() -> None:
+    """A candidate refused on its counted ceiling gets the figures, verdicts and reason its
+    evaluation gives (the build's summary aside: it is not built)."""
+    base = spec(1024, "dgx-h100", "qm9700")
+    req = requirements_of(base)
+    cand = Candidate("roft", "qm9700", "3:1")
+    ceiling = counted_ceiling(spec_of(base, cand), CATALOG, "roft", CATALOG.switch("qm9700"))
+    assert ceiling is not None and ceiling < req.alltoall
+    refused = ceiling_refusal(cand, ceiling, req)
+    ev = evaluate(base, cand, req, CATALOG)
+    assert refused is not None and not ev.billed and ev.figures.get("alltoall_ceiling")
+    assert dataclasses.replace(refused, summary=ev.summary) == ev
+    assert lost_reason(refused, None) == lost_reason(ev, None)
+    assert ceiling_refusal(cand, ceiling, requirements_of(base, {"alltoall": ceiling})) is None
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(
+    nodes=st.integers(min_value=2, max_value=160),
+    switch=st.sampled_from(["qm9700", "cx732q-n", "sn5600"]),
+    alltoall=st.sampled_from([0.3, 0.6, 0.9]),
+)
+def test_ceiling_refusals_change_no_answer(
+    monkeypatch: pytest.MonkeyPatch, nodes: int, switch: str, alltoall: float
+) -> None:
+    """The recommendation is the same with the closed-form ceiling refusing candidates as
+    with every candidate built and judged by ``evaluate``."""
+    base = spec(nodes * 8, "dgx-h100", switch)
+    over = {"alltoall": alltoall}
+    fast = recommendation_json(recommend(base, CATALOG, over, workers=1))
+    with monkeypatch.context() as m:
+        m.setattr(search, "counted_ceiling", lambda *a: None)
+        plain = recommendation_json(recommend(base, CATALOG, over, workers=1))
+    fast.pop("search"), plain.pop("search")
+    assert json.dumps(fast, sort_keys=True) == json.dumps(plain, sort_keys=True)

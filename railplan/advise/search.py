@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
@@ -30,6 +30,7 @@ from railplan.advise.candidates import (
     shortlist,
     spec_of,
 )
+from railplan.advise.ceiling import ceiling_refusal, counted_ceiling
 from railplan.advise.evaluate import Evaluation, evaluate
 from railplan.advise.requirements import failed, requirements_of
 from railplan.advise.twins import for_twin, twin_of
@@ -77,6 +78,12 @@ def _bound_task(cand: Candidate) -> Bound | str:
     return bound_or_reason(_WORKER["base"], cand, _WORKER["catalog"])
 
 
+def _ceiling_task(cand: Candidate) -> float | None:
+    catalog = _WORKER["catalog"]
+    spec = spec_of(_WORKER["base"], cand)
+    return counted_ceiling(spec, catalog, cand.family, catalog.switch(cand.switch))
+
+
 def _evaluate_task(cand: Candidate) -> Evaluation:
     return evaluate(_WORKER["base"], cand, _WORKER["req"], _WORKER["catalog"])
 
@@ -91,6 +98,19 @@ def bound_or_reason(base: Spec, cand: Candidate, catalog: Catalog) -> Bound | st
         return lower_bound(spec_of(base, cand), catalog, cand.family, catalog.switch(cand.switch))
     except RailplanError as exc:
         return str(exc)
+
+
+class _Later:
+    """An inline call run when its result is asked for (the one-worker runner's future)."""
+
+    def __init__(self, fn: Callable[[Candidate], Any], item: Candidate) -> None:
+        self.fn, self.item = fn, item
+
+    def done(self) -> bool:
+        return False
+
+    def result(self) -> Any:
+        return self.fn(self.item)
 
 
 class _Runner:
@@ -108,12 +128,11 @@ class _Runner:
                 initargs=(base, req, catalog),
             )
 
-    def submit(self, fn: Callable[[Candidate], Any], item: Candidate) -> Callable[[], Any]:
-        """Start ``fn(item)`` in a worker (inline: when its result is asked for); returns
-        the call that waits for the result."""
+    def submit(self, fn: Callable[[Candidate], Any], item: Candidate) -> Future[Any] | _Later:
+        """Start ``fn(item)`` in a worker (inline: run when its result is asked for)."""
         if self.pool is None:
-            return lambda: fn(item)
-        return self.pool.submit(fn, item).result
+            return _Later(fn, item)
+        return self.pool.submit(fn, item)
 
     def map(self, fn: Callable[[Candidate], Any], items: Sequence[Candidate]) -> list[Any]:
         if self.pool is None or len(items) < 2:
@@ -121,8 +140,8 @@ class _Runner:
         return list(self.pool.map(fn, items, chunksize=max(1, len(items) // (4 * self.workers))))
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown()
+        if self.pool is not None:  # evaluations started past the stopping point are not waited
+            self.pool.shutdown(cancel_futures=True)  # for unless already running
 
 
 def default_workers() -> int:
@@ -195,7 +214,14 @@ def recommend(
                     _reject(cand, f"the same design as {twin.label}: every SU is whole")
                 )
         order = sorted(bounds, key=lambda c: (bounds[c].cost_usd, c.label, c))
-        evaluated = _branch_and_bound(runner, order, bounds, say, req, catalog)
+        refused: dict[Candidate, Evaluation] = {}
+        if req.alltoall > 0:
+            say(f"all-to-all ceilings of {len(order)} candidates in closed form")
+            for cand, ceiling in zip(order, runner.map(_ceiling_task, order), strict=True):
+                ev = None if ceiling is None else ceiling_refusal(cand, ceiling, req)
+                if ev is not None:
+                    refused[cand] = ev
+        evaluated = _branch_and_bound(runner, order, bounds, say, req, catalog, refused)
         reps = _references(order, bounds, evaluated)
         if reps:
             say(f"evaluating {len(reps)} family reference point(s)")
@@ -212,18 +238,22 @@ def _branch_and_bound(
     say: Callable[[str], None],
     req: RequirementsSpec,
     catalog: Catalog,
+    refused: dict[Candidate, Evaluation],
 ) -> dict[Candidate, Evaluation]:
     """Accept evaluations in bound order until the next bound reaches the best cost met.
 
     Up to ``runner.workers`` candidates ahead are evaluated at once, each worker taking the
     next as soon as it is free; a result the one-by-one search would not reach is dropped.
-    A candidate whose wiring twin (``twins``) failed a wiring requirement takes the twin's
-    figures instead of a build of its own."""
+    A candidate ``refused`` on its closed-form all-to-all ceiling (``ceiling``) is not built;
+    one whose wiring twin (``twins``) failed a wiring requirement takes the twin's figures
+    instead of a build of its own."""
     evaluated: dict[Candidate, Evaluation] = {}
     twins = twin_of(order, catalog)
-    running: dict[Candidate, Callable[[], Evaluation]] = {}
+    running: dict[Candidate, Future[Any] | _Later] = {}
     best: float | None = None
     ahead = 0  # the next position a worker may start on
+    #: results held ahead of the one accepted next, at most (keeps wasted work bounded)
+    window = 4 * runner.workers
 
     def waits_for_twin(cand: Candidate) -> bool:
         rep = twins.get(cand)
@@ -232,26 +262,42 @@ def _branch_and_bound(
         ev = evaluated.get(rep)
         return ev is None or for_twin(ev, cand, req, catalog) is not None
 
+    def start(cand: Candidate) -> None:
+        say(f"evaluating {cand.label}")
+        running[cand] = runner.submit(_evaluate_task, cand)
+
+    def fill() -> None:
+        """Start the next candidates in order while a worker is free."""
+        nonlocal ahead
+        while ahead < len(order) and len(running) < window:
+            if sum(not f.done() for f in running.values()) >= runner.workers:
+                return
+            nxt = order[ahead]
+            if best is not None and bounds[nxt].cost_usd >= best:
+                return
+            idle = nxt in running or nxt in evaluated or nxt in refused
+            if not idle and not waits_for_twin(nxt):
+                start(nxt)
+            ahead += 1
+
     for i, cand in enumerate(order):
         if best is not None and bounds[cand].cost_usd >= best:
             break
         rep = twins.get(cand)
-        ev = None
-        if rep is not None and rep in evaluated:
+        ev = refused.get(cand)
+        if ev is None and rep is not None and rep in evaluated:
             ev = for_twin(evaluated[rep], cand, req, catalog)
         if ev is None:
             ahead = max(ahead, i)
             if cand not in running:
-                running[cand] = runner.submit(_evaluate_task, cand)
-            while len(running) < runner.workers and ahead < len(order):
-                nxt = order[ahead]
-                if best is not None and bounds[nxt].cost_usd >= best:
-                    break
-                if nxt not in running and nxt not in evaluated and not waits_for_twin(nxt):
-                    say(f"evaluating {nxt.label}")
-                    running[nxt] = runner.submit(_evaluate_task, nxt)
-                ahead += 1
-            ev = running.pop(cand)()
+                start(cand)
+            fill()
+            head = running[cand]
+            while runner.pool is not None and not head.done():
+                futures = [f for f in running.values() if isinstance(f, Future)]
+                wait(futures, return_when=FIRST_COMPLETED)
+                fill()
+            ev = running.pop(cand).result()
         evaluated[cand] = ev
         if ev.meets and (best is None or ev.cost_usd < best):
             best = ev.cost_usd

@@ -36,6 +36,9 @@ class Tally:
     links: Counter[LinkClass] = field(default_factory=Counter)
     #: per plane: (leaves with their uplink needs, tiers asked, leaves per group)
     uppers: list[tuple[Any, int | None, int]] = field(default_factory=list)
+    #: each run of node links ``attach`` tallied: (leaf, its (node, port) ends, how many of
+    #: them land below the leaf's up section, that section's Gb/s, the up section's Gb/s)
+    node_runs: list[tuple[str, list[tuple[str, int]], int, int, int]] = field(default_factory=list)
 
 
 _TALLY: ContextVar[Tally | None] = ContextVar("railplan_tally", default=None)
@@ -198,6 +201,10 @@ class FabricBuilder:
         if first + count > split:
             cls = (form, sw.up_ports_per_cage)
             self._tally.links[(kind, sw.up_speed_gbps, None, cls)] += first + count - split
+        if kind == "node-leaf":
+            self._tally.node_runs.append(
+                (switch_id, ends, split - first, sw.port_speed_gbps, sw.up_speed_gbps)
+            )
 
     def _cage_class(self, device: str, port: int) -> Any:
         sw = self._switch.get(device)
