@@ -139,10 +139,10 @@ def _without_twins(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(search, "twin_of", lambda order, catalog: {})
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(
-    nodes=st.integers(min_value=2, max_value=160),
+    nodes=st.integers(min_value=2, max_value=40),
     alltoall=st.sampled_from([0.0, 0.5, 0.9]),
     pairs=st.sampled_from([0.0, 1.0]),
 )
@@ -229,10 +229,10 @@ def test_a_ceiling_refusal_is_the_evaluation() -> None:
     assert ceiling_refusal(cand, ceiling, requirements_of(base, {"alltoall": ceiling})) is None
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow,
           HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(
-    nodes=st.integers(min_value=2, max_value=160),
+    nodes=st.integers(min_value=2, max_value=64),
     switch=st.sampled_from(["qm9700", "cx732q-n", "sn5600"]),
     alltoall=st.sampled_from([0.3, 0.6, 0.9]),
 )

@@ -78,14 +78,16 @@ def _bound_task(cand: Candidate) -> Bound | str:
     return bound_or_reason(_WORKER["base"], cand, _WORKER["catalog"])
 
 
-def _ceiling_task(cand: Candidate) -> float | None:
-    catalog = _WORKER["catalog"]
-    spec = spec_of(_WORKER["base"], cand)
-    return counted_ceiling(spec, catalog, cand.family, catalog.switch(cand.switch))
-
-
 def _evaluate_task(cand: Candidate) -> Evaluation:
-    return evaluate(_WORKER["base"], cand, _WORKER["req"], _WORKER["catalog"])
+    """``evaluate``, or the refusal its closed-form all-to-all ceiling gives without a build."""
+    base, req, catalog = _WORKER["base"], _WORKER["req"], _WORKER["catalog"]
+    if req.alltoall > 0:
+        model = catalog.switch(cand.switch)
+        ceiling = counted_ceiling(spec_of(base, cand), catalog, cand.family, model)
+        refused = None if ceiling is None else ceiling_refusal(cand, ceiling, req)
+        if refused is not None:
+            return refused
+    return evaluate(base, cand, req, catalog)
 
 
 def _reference_task(cand: Candidate) -> Evaluation:
@@ -214,14 +216,7 @@ def recommend(
                     _reject(cand, f"the same design as {twin.label}: every SU is whole")
                 )
         order = sorted(bounds, key=lambda c: (bounds[c].cost_usd, c.label, c))
-        refused: dict[Candidate, Evaluation] = {}
-        if req.alltoall > 0:
-            say(f"all-to-all ceilings of {len(order)} candidates in closed form")
-            for cand, ceiling in zip(order, runner.map(_ceiling_task, order), strict=True):
-                ev = None if ceiling is None else ceiling_refusal(cand, ceiling, req)
-                if ev is not None:
-                    refused[cand] = ev
-        evaluated = _branch_and_bound(runner, order, bounds, say, req, catalog, refused)
+        evaluated = _branch_and_bound(runner, order, bounds, say, req, catalog)
         reps = _references(order, bounds, evaluated)
         if reps:
             say(f"evaluating {len(reps)} family reference point(s)")
@@ -238,22 +233,21 @@ def _branch_and_bound(
     say: Callable[[str], None],
     req: RequirementsSpec,
     catalog: Catalog,
-    refused: dict[Candidate, Evaluation],
 ) -> dict[Candidate, Evaluation]:
     """Accept evaluations in bound order until the next bound reaches the best cost met.
 
     Up to ``runner.workers`` candidates ahead are evaluated at once, each worker taking the
     next as soon as it is free; a result the one-by-one search would not reach is dropped.
-    A candidate ``refused`` on its closed-form all-to-all ceiling (``ceiling``) is not built;
-    one whose wiring twin (``twins``) failed a wiring requirement takes the twin's figures
-    instead of a build of its own."""
+    A candidate refused on its closed-form all-to-all ceiling (``ceiling``) is not built; one
+    whose wiring twin (``twins``) failed a wiring requirement takes the twin's figures instead
+    of an evaluation of its own."""
     evaluated: dict[Candidate, Evaluation] = {}
     twins = twin_of(order, catalog)
     running: dict[Candidate, Future[Any] | _Later] = {}
     best: float | None = None
     ahead = 0  # the next position a worker may start on
     #: results held ahead of the one accepted next, at most (keeps wasted work bounded)
-    window = 4 * runner.workers
+    window = 2 * runner.workers
 
     def waits_for_twin(cand: Candidate) -> bool:
         rep = twins.get(cand)
@@ -275,8 +269,7 @@ def _branch_and_bound(
             nxt = order[ahead]
             if best is not None and bounds[nxt].cost_usd >= best:
                 return
-            idle = nxt in running or nxt in evaluated or nxt in refused
-            if not idle and not waits_for_twin(nxt):
+            if nxt not in running and nxt not in evaluated and not waits_for_twin(nxt):
                 start(nxt)
             ahead += 1
 
@@ -284,8 +277,8 @@ def _branch_and_bound(
         if best is not None and bounds[cand].cost_usd >= best:
             break
         rep = twins.get(cand)
-        ev = refused.get(cand)
-        if ev is None and rep is not None and rep in evaluated:
+        ev = None
+        if rep is not None and rep in evaluated:
             ev = for_twin(evaluated[rep], cand, req, catalog)
         if ev is None:
             ahead = max(ahead, i)
