@@ -246,8 +246,8 @@ def _branch_and_bound(
     running: dict[Candidate, Future[Any] | _Later] = {}
     best: float | None = None
     ahead = 0  # the next position a worker may start on
-    #: results held ahead of the one accepted next, at most (keeps wasted work bounded)
-    window = 2 * runner.workers
+    #: candidates started and not yet accepted, at most (as many as a batch: bounded waste)
+    window = runner.workers
 
     def waits_for_twin(cand: Candidate) -> bool:
         rep = twins.get(cand)
