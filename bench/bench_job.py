@@ -14,6 +14,7 @@ different hours can be compared (the machine's speed drifts).
     python bench/bench_job.py --only 131k     # rows whose label contains "131k"
     python bench/bench_job.py --repeat 1 --quick   # the rows under 20 s
     python bench/bench_job.py --before ../old-checkout   # before and after, runs interleaved
+    python bench/bench_job.py --only sheets --spread     # with each row's fastest and slowest
 
 With ``--before DIR`` each row also runs the railplan in DIR (another checkout, e.g. a
 ``git worktree`` of the commit a change started from), the two taking turns run by run, so a
@@ -76,7 +77,7 @@ ROWS = (
     Row(
         "sheets, 16k",
         ("sheets", str(EX / "h100-16k-3tier.yaml"), "-o", "{out}"),
-        60.0,
+        15.0,
         quick=False,
     ),
     Row(
@@ -161,6 +162,9 @@ def main() -> None:
     ap.add_argument("--only", help="only rows whose label contains this text")
     ap.add_argument("--quick", action="store_true", help="skip the 131k and handout rows")
     ap.add_argument("--before", type=Path, help="another checkout to run beside this one")
+    ap.add_argument(
+        "--spread", action="store_true", help="also print each row's fastest and slowest wall s"
+    )
     args = ap.parse_args()
     trees = [args.before.resolve(), ROOT] if args.before else [ROOT]
     load = os.getloadavg()[0]
@@ -199,6 +203,12 @@ def main() -> None:
             continue
         after = runs[ROOT]
         wall, cpu, rss = medians(after)
+        if args.spread:
+            for tree in trees:
+                walls = sorted(r[0] for r in runs[tree])
+                cpus = sorted(r[1] for r in runs[tree])
+                print(f"  {row.label}, {tree}: wall {walls[0]:.2f}-{walls[-1]:.2f} s, "
+                      f"CPU {cpus[0]:.2f}-{cpus[-1]:.2f} s", flush=True)  # fmt: skip
         figures = placement_figures(after[0][3])
         if args.before:
             bw, bc, brss = medians(runs[trees[0]])

@@ -14,12 +14,34 @@ import sys
 
 #: (design column, pattern column, arguments after ``railplan analyze``)
 ANALYZE_ROWS: list[tuple[str, str, list[str]]] = [
-    ("`fat-tree-1k` (per-rack cabling)", "pairs", ["fat-tree-1k", "--flows-per-nic", "1"]),
-    ("`fat-tree-1k`", "pairs", ["fat-tree-1k", "--flows-per-nic", "2"]),
-    ("`fat-tree-1k`", "pairs", ["fat-tree-1k", "--flows-per-nic", "4"]),
-    ("`fat-tree-1k`", "pairs", ["fat-tree-1k", "--flows-per-nic", "8"]),
-    ("`h100-1k` (ROFT)", "pairs", ["h100-1k"]),
-    ("`h100-1k` (ROFT)", "alltoall", ["h100-1k", "--pattern", "alltoall"]),
+    ("`fat-tree-1k` (per-rack, InfiniBand: D-mod-k)", "pairs", ["fat-tree-1k"]),
+    (
+        "`fat-tree-1k --routing ecmp` (hashed, as RoCE)",
+        "pairs",
+        ["fat-tree-1k", "--routing", "ecmp", "--flows-per-nic", "1"],
+    ),
+    (
+        "`fat-tree-1k --routing ecmp`",
+        "pairs",
+        ["fat-tree-1k", "--routing", "ecmp", "--flows-per-nic", "2"],
+    ),
+    (
+        "`fat-tree-1k --routing ecmp`",
+        "pairs",
+        ["fat-tree-1k", "--routing", "ecmp", "--flows-per-nic", "4"],
+    ),
+    (
+        "`fat-tree-1k --routing ecmp`",
+        "pairs",
+        ["fat-tree-1k", "--routing", "ecmp", "--flows-per-nic", "8"],
+    ),
+    ("`h100-1k` (ROFT, D-mod-k)", "pairs", ["h100-1k"]),
+    ("`h100-1k` (ROFT, D-mod-k)", "alltoall", ["h100-1k", "--pattern", "alltoall"]),
+    (
+        "`h100-1k --routing ecmp`",
+        "alltoall",
+        ["h100-1k", "--routing", "ecmp", "--pattern", "alltoall"],
+    ),
     (
         "`h100-1k --topology matrix` (single-port NICs, independent)",
         "alltoall",

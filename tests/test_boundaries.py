@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "railplan"
 ALLOWED = {"ortools": "solve", "reportlab": "render", "textual": "tui"}
 
 
+@cache
+def _tree(path: Path) -> ast.Module:
+    """The parsed module, once per file for all the checks here (parsing is their cost)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@cache
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -39,7 +47,7 @@ def test_core_never_prints_or_exits():
     ]
     offenders = []
     for path in core:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(path)
         for node in ast.walk(tree):
             if (
                 isinstance(node, ast.Call)
@@ -61,7 +69,7 @@ def test_every_module_starts_with_a_docstring():
     missing = [
         str(p.relative_to(PACKAGE))
         for p in PACKAGE.rglob("*.py")
-        if ast.get_docstring(ast.parse(p.read_text())) is None
+        if ast.get_docstring(_tree(p)) is None
     ]
     assert missing == []
 

@@ -21,16 +21,18 @@ from tests.toy import two_tier
 
 
 @cache
-def planned(topology: str, gpus: int, node: str, switch: str) -> Design:
+def planned(topology: str, gpus: int, node: str, switch: str, policy: str = "default") -> Design:
     spec = {
         "cluster": {"gpus": gpus, "node": node},
-        "fabric": {"topology": topology, "switches": [switch]},
+        "fabric": {"topology": topology, "switches": [switch], "routing": {"policy": policy}},
     }
     return plan(spec_from_dict(spec))
 
 
-def per_rack() -> Design:  # 32 nodes, 4 per rack on one ToR each, 1:1 two tiers
-    return planned("fat-tree", 256, "hgx-h100-8x400g", "qm9700")
+def per_rack() -> Design:  # 32 nodes, 4 per rack on one ToR each, 1:1 two tiers, hashed
+    # ECMP as a RoCE fabric hashes (the per-rack collisions of DOMAIN section 3.3); on
+    # InfiniBand the same wiring defaults to the subnet manager's D-mod-k (test below)
+    return planned("fat-tree", 256, "hgx-h100-8x400g", "qm9700", "ecmp")
 
 
 def roft2() -> Design:  # 64 nodes, SUs of 16

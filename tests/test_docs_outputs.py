@@ -32,16 +32,29 @@ def test_slow_shown_outputs_are_current() -> None:
     assert not stale, f"run: python -m tests.docs_outputs --write ({sorted(map(str, stale))})"
 
 
-def test_a_changed_figure_is_caught_and_rewritten(tmp_path: Path) -> None:
+def test_a_changed_figure_is_caught_and_rewritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     command = "railplan plan examples/seed000-2node.yaml"
     bin_dir = docs_outputs._shim(tmp_path)
     true = docs_outputs.run(command, bin_dir)
+    # the command ran once, for real; render_blocks gets its output again from there (running
+    # it twice more proves only that it is deterministic, which the test above checks)
+    asked: list[str] = []
+
+    def run_once(cmd: str, folder: Path) -> str:
+        asked.append(cmd)
+        assert (cmd, folder) == (command, bin_dir)
+        return true
+
+    monkeypatch.setattr(docs_outputs, "run", run_once)
     assert "2 nodes" in true or "16 GPUs" in true
     page = f"before\n<!-- output: {command} -->\n```text\n{true}```\n<!-- /output -->\nafter\n"
     assert docs_outputs.render_blocks(page, bin_dir, slow=False) == page
     wrong = page.replace("16 GPUs", "32 GPUs")
     assert wrong != page
     assert docs_outputs.render_blocks(wrong, bin_dir, slow=False) == page
+    assert asked == [command, command]  # each rendering re-ran the command of its block
 
 
 def test_every_page_with_outputs_is_scanned() -> None:

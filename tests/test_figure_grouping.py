@@ -63,6 +63,8 @@ def test_su_groups_keep_pods_whole() -> None:
 
 
 def test_lines_past_a_row_never_cross_its_boxes() -> None:
+    # the row layout's detours, for any graph whose lines skip a row: the Matrix graph laid
+    # out in rows has them (the Matrix itself is drawn in columns, tests/test_figures_matrix.py)
     d = design("matrix-4k", 2048)
     graph = figure_graph(d)
     lay = _Layout(graph, 780.0, 500.0, 45.0)

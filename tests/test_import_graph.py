@@ -8,6 +8,7 @@ docs/ARCHITECTURE.md.
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 import networkx as nx
@@ -48,18 +49,32 @@ def module_name(path: Path, root: Path = PACKAGE) -> str:
 
 def imported_modules(path: Path, known: set[str]) -> set[str]:
     """railplan modules ``path`` imports (``from pkg import mod`` resolves to the module)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     out: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.split(".")[0] == "railplan"}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.split(".")[0] != "railplan":
-                continue
-            for alias in node.names:
-                sub = f"{node.module}.{alias.name}"
-                out.add(sub if sub in known else node.module)
+    for module, names in _railplan_imports(path.read_text(encoding="utf-8")):
+        if not names:
+            out.add(module)
+        for name in names:
+            sub = f"{module}.{name}"
+            out.add(sub if sub in known else module)
     return out
+
+
+@cache
+def _railplan_imports(source: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(module, names imported from it; none for ``import module``) of every railplan import
+    in one module's text. Every test here reads the same sources: each is parsed once."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            out += [(a.name, ()) for a in node.names if a.name.split(".")[0] == "railplan"]
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and node.module.split(".")[0] == "railplan"
+        ):
+            out.append((node.module, tuple(a.name for a in node.names)))
+    return tuple(out)
 
 
 def import_graph(root: Path = PACKAGE) -> nx.DiGraph:

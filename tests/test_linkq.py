@@ -206,6 +206,32 @@ def test_grade_names_the_cable_of_an_infiniband_port_over_ber(tmp_path: Path) ->
     }
 
 
+def module_text(temp_c: float = 41.5, rx_mw: tuple[float, ...] = (0.97, 0.98, 1.13, 1.13)) -> str:
+    """``ethtool -m`` of a QSFP module (SFF-8636 layout as ethtool's qsfp.c and sff-common.c
+    print it): its temperature, per-lane RX power and its own alarm and warning thresholds."""
+    import math
+
+    def pw(mw: float) -> str:
+        return f"{mw:.4f} mW / {10 * math.log10(mw):.2f} dBm" if mw > 0 else "0.0000 mW / -inf dBm"
+
+    lanes = "".join(f"\tRcvr signal avg optical power (Channel {k}) : {pw(v)}\n"
+                    for k, v in enumerate(rx_mw, 1))  # fmt: skip
+    return (
+        "\tIdentifier                                : 0x11 (QSFP28)\n"
+        f"\tModule temperature                        : {temp_c:.2f} degrees C / "
+        f"{temp_c * 9 / 5 + 32:.2f} degrees F\n"
+        + lanes
+        + "\tModule temperature high alarm threshold   : 75.00 degrees C / 167.00 degrees F\n"
+        "\tModule temperature low alarm threshold    : -5.00 degrees C / 23.00 degrees F\n"
+        "\tModule temperature high warning threshold : 70.00 degrees C / 158.00 degrees F\n"
+        "\tModule temperature low warning threshold  : 0.00 degrees C / 32.00 degrees F\n"
+        f"\tLaser rx power high alarm threshold       : {pw(3.4673)}\n"
+        f"\tLaser rx power low alarm threshold        : {pw(0.0467)}\n"
+        f"\tLaser rx power high warning threshold     : {pw(1.7378)}\n"
+        f"\tLaser rx power low warning threshold      : {pw(0.0933)}\n"
+    )
+
+
 def _ethtool(corrected: int, pcs: int = 0, crc: int = 0) -> str:
     return (f"NIC statistics:\n     rx_crc_errors_phy: {crc}\n     rx_symbol_err_phy: {crc}\n"
             f"     rx_pcs_symbol_err_phy: {pcs}\n     rx_corrected_bits_phy: {corrected}\n")  # fmt: skip
@@ -285,6 +311,7 @@ def write_linkq_results(design: Design, test: PlanTest, folder: Path) -> None:
         for dev in dict.fromkeys(test.devices):
             (out / f"ethtool-{dev}-start.txt").write_text(_ethtool(5000))
             (out / f"ethtool-{dev}-finish.txt").write_text(_ethtool(9000))
+            (out / f"module-{dev}.txt").write_text(module_text())
     else:
         text = (LINKQ / "sonic-fec-stats-period.txt").read_text()
         (out / "fec-stats-start.txt").write_text(text)
@@ -376,3 +403,53 @@ def test_injected_ber_and_two_link_downs_in_24h_are_named_with_cable_labels(
     assert f"cable {cable} [{a} | {b}] ({sw} " in downs.detail
     assert "2 link-down(s) in 24.0 h (2.0 per 24 h)" in downs.detail
     assert got["lq_soak_s"].status == "pass"
+
+
+# -- module temperature and per-lane RX power against the module's own thresholds -------------
+
+
+def test_module_readings_are_judged_against_the_module_thresholds() -> None:
+    from railplan.field.parse_module import parse_ethtool_module
+
+    ok = parse_ethtool_module(module_text())
+    assert ok.judged and ok.temperature_c == 41.5 and len(ok.rx_mw) == 4
+    assert ok.temp_limits == (75.0, -5.0, 70.0, 0.0) and ok.rx_limits[0] == 3.4673
+    assert ok.findings() == ([], [])
+    hot = parse_ethtool_module(module_text(temp_c=78.0))
+    assert hot.findings()[0] == ["temperature 78 C outside its alarm range -5..75 C"]
+    warm = parse_ethtool_module(module_text(temp_c=72.0))
+    assert warm.findings()[0] == [] and len(warm.findings()[1]) == 1
+    dark = parse_ethtool_module(module_text(rx_mw=(0.97, 0.0, 1.1, 1.1)))
+    assert dark.findings()[0] == ["lane 2 RX -inf dBm outside its alarm range -13.31 dBm..5.40 dBm"]
+    # older ethtool prints "power(Channel 1)" without the space; a DAC prints no diagnostics
+    old = parse_ethtool_module(module_text().replace("power (Channel", "power(Channel"))
+    assert old.rx_mw == ok.rx_mw
+    assert not parse_ethtool_module("\tIdentifier : 0x11 (QSFP28)\n").judged
+    # thresholds a module does not implement read as zeros: not judged
+    zeros = module_text(rx_mw=(0.97,)).replace("3.4673 mW / 5.40 dBm", "0.0000 mW / -inf dBm")
+    assert parse_ethtool_module(zeros).findings() == ([], [])
+
+
+def test_grader_names_the_module_out_of_limits_by_cable(tmp_path: Path) -> None:
+    plan = example_plan("seed000-2node")
+    design = cabled("seed000-2node")
+    test = next(t for t in plan.section("linkq").tests if t.nodes)
+    write_linkq_results(design, test, tmp_path)
+    (tmp_path / test.id / "module-mlx5_2.txt").write_text(module_text(rx_mw=(0.97, 0.02, 1.1, 1.1)))
+    exp = next(
+        e
+        for e in expectations(plan)
+        if e.test_id == test.id and e.metric == "lq_modules_out_of_limits"
+    )
+    from railplan.field.linkq import LinkQuality
+
+    files = sorted((tmp_path / test.id).iterdir())
+    value, detail, status = LinkQuality(design, NameMap(design))(exp, files)
+    cable = next(
+        c
+        for c in design.cables
+        if c.link_id
+        == next(lk.id for lk in design.links if lk.a_device == test.nodes[0] and lk.a_port == 2)
+    )
+    assert value == 1.0 and status == "" and not exp.passes(value)
+    assert "lane 2 RX" in detail and cable.id in detail

@@ -13,7 +13,7 @@ import pytest
 
 from railplan.field.grade import grade
 from railplan.testplan import expectations
-from tests.test_linkq import dump_row
+from tests.test_linkq import dump_row, module_text
 from tests.test_scripts import write
 from tests.test_scripts_parallel import SRUN, SSH, _bin, _env
 from tests.test_testplan import cabled, example_plan
@@ -23,6 +23,11 @@ from tests.test_testplan import cabled, example_plan
 ETHTOOL = r"""#!/usr/bin/env bash
 if [ "$1" = --show-fec ]; then
   printf 'FEC parameters for %s:\nConfigured FEC encodings: Auto\nActive FEC encoding: RS\n' "$2"
+  exit 0
+fi
+if [ "$1" = -m ]; then  # the module: lane 2 dark on the port FAKE_DARK=<host>:<netdev> names
+  if [ "${FAKE_DARK:-}" = "$FAKE_HOST:$2" ]; then cat "$FAKE_NET/module-dark.txt"
+  else cat "$FAKE_NET/module-ok.txt"; fi
   exit 0
 fi
 [ "$1" = -S ] || exit 1
@@ -111,6 +116,9 @@ def test_ethernet_start_soak_finish_grades_clean_and_names_a_bad_port(
     node = "node0002"
     switch = next(t.id[3:] for t in plan.section("linkq").tests if not t.nodes)
     env["FAKE_BAD"] = f"{node}:eth3"
+    env["FAKE_DARK"] = f"{node}:eth5"
+    (tmp_path / "net" / "module-ok.txt").write_text(module_text())
+    (tmp_path / "net" / "module-dark.txt").write_text(module_text(rx_mw=(0.97, 0.0, 1.1, 1.1)))
     results = tmp_path / "results"
     _run(folder, runner, "start", env)
     _backdate(tmp_path / "lq", results)
@@ -120,11 +128,19 @@ def test_ethernet_start_soak_finish_grades_clean_and_names_a_bad_port(
     assert set(verdicts) == tests
     bad = verdicts.pop(f"LQ-{node}")
     assert bad.split()[1] == "FAIL" and "mlx5_3 rx_pcs_symbol_err_phy+1" in bad, bad
+    assert "mlx5_5 module outside its alarm thresholds: lane 2 RX 0mW" in bad, bad
     assert all(v.split()[1] == "OK" and "soak=78" in v for v in verdicts.values()), verdicts
     report = grade(cabled(name), [e for e in expectations(plan) if e.kind == "linkq"], results)
     failed = {(r.test_id, r.metric) for r in report.results if r.status != "pass"}
-    assert failed == {(f"LQ-{node}", "lq_ports_with_errors")}
-    detail = next(r.detail for r in report.results if r.status == "fail")
+    assert failed == {
+        (f"LQ-{node}", "lq_ports_with_errors"),
+        (f"LQ-{node}", "lq_modules_out_of_limits"),
+    }
+    detail = next(
+        r.detail
+        for r in report.results
+        if r.metric == "lq_ports_with_errors" and r.status == "fail"
+    )
     assert f"({node} nic3) rx_pcs_symbol_err_phy +1" in detail
     # a switch whose Ethernet8 loses codewords fails by name; without ethtool nothing passes
     env["FAKE_BAD"] = f"{switch}:Ethernet8"

@@ -7,10 +7,12 @@ from typing import Any
 
 import pytest
 from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import Table
 
 from railplan.catalog import load_catalog
 from railplan.physical.bom import bom
+from railplan.render import pdf_canvas, pdf_labels
 from railplan.render import pdf_common as pc
 from railplan.render import pdf_tables as ptab
 from railplan.render.pdf_document import DocInfo
@@ -81,9 +83,22 @@ def _reference_table(rows: list[list[Any]], widths: Any, row_h: float, style: An
     return t
 
 
+def _reference_clip_rows(rows: Any, widths: Any, size: float = 7) -> list[list[Any]]:
+    return [[pc.clip(v, w, pc.FONT, size) if isinstance(v, str) else v
+             for v, w in zip(row, widths, strict=True)] for row in rows]  # fmt: skip
+
+
+def _reference_max_width(texts: Any, font: str = pc.FONT, size: float = 7) -> float:
+    return max((stringWidth(t, font, size) for t in texts), default=0.0)
+
+
 def test_fast_drawing_is_byte_identical_to_reportlab(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Sheets, labels and test plan drawn with FastTable, shared cell styles and draw_string
-    equal, byte for byte, the same documents drawn by reportlab's Table and drawString."""
+    """Sheets, labels and test plan drawn with FastTable (rows in one pass), shared cell
+    styles, draw_string, labels written straight onto the page, widths measured in bulk and
+    columns clipped only where a cell is too wide, pages deflated by a worker thread equal,
+    byte for byte, the same documents drawn by reportlab's Table and drawString, label by
+    label through the canvas, every width and every cell measured one by one, every page
+    deflated by reportlab as it saves."""
     design = cabled("seed003-roft")
     b = bom(design, load_catalog())
     tp = example_plan("seed003-roft")
@@ -94,4 +109,8 @@ def test_fast_drawing_is_byte_identical_to_reportlab(monkeypatch: pytest.MonkeyP
     fast = docs()
     monkeypatch.setattr(ptab, "styled_table", _reference_table)
     monkeypatch.setattr(pc, "draw_string", _reference_string)
+    monkeypatch.setattr(pc, "clip_rows", _reference_clip_rows)
+    monkeypatch.setattr(ptab, "max_width", _reference_max_width)
+    monkeypatch.setattr(pdf_labels._LabelWriter, "write", lambda *_: False)
+    monkeypatch.setattr(pdf_canvas.CompressingCanvas, "showPage", rl_canvas.Canvas.showPage)
     assert docs() == fast

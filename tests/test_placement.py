@@ -15,7 +15,7 @@ from railplan.errors import InfeasibleError, SpecError
 from railplan.physical.bom import bom
 from railplan.physical.floor import build_floor, switch_power_w, switch_units
 from railplan.pipeline.layout import complete
-from railplan.solve.placement import driver
+from railplan.solve.placement import driver, exhaustive
 from railplan.spec import spec_from_dict
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -36,11 +36,42 @@ def test_cpsat_beats_naive_on_the_1k_example(catalog, h100_1k):
     naive_cost = bom(naive, catalog).totals.cost_usd
     # same switches, so the whole difference is cables and optics
     assert solved_cost < naive_cost
-    # the report states objective, proven bound and gap: the search's answer, proven by CP-SAT
-    assert report.method == "flow and swaps, cp-sat joint" and report.status == "OPTIMAL"
+    # the report states objective, proven bound and gap: six groups in four racks are 4,096
+    # placements, all priced, so the optimum is proven without loading CP-SAT
+    assert report.method == "flow and swaps, every placement priced"
+    assert report.status == "OPTIMAL" and report.bound_kind == "exhaustive"
     assert report.best_bound_usd <= report.objective_usd + 1e-6
     assert 0.0 <= report.gap < 1e-6
     assert report.objective_usd < report.naive_objective_usd
+
+
+def test_cp_sat_proves_the_optimum_that_pricing_every_placement_finds(
+    catalog, h100_1k, monkeypatch
+):
+    spec, design = h100_1k
+    priced, by_pricing = complete(design, spec, catalog, time_limit_s=5)
+    monkeypatch.setattr(exhaustive, "EXHAUSTIVE_LIMIT", 0)  # the CP-SAT joint model instead
+    solved, by_cp_sat = complete(design, spec, catalog, time_limit_s=5)
+    assert by_cp_sat.method == "flow and swaps, cp-sat joint"
+    assert (by_pricing.status, by_cp_sat.status) == ("OPTIMAL", "OPTIMAL")
+    assert by_pricing.objective_usd == by_cp_sat.objective_usd == by_cp_sat.best_bound_usd
+    assert priced.placements == solved.placements
+
+
+def test_a_1k_plan_never_loads_cp_sat():
+    """The 1k job's placement is priced whole, so CP-SAT (and the pandas it imports, a third
+    of a second) stays unloaded (the search's min-cost flow is OR-Tools' graph module): the 1k job is no slower than the 2k one (issue 34)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from railplan import load_spec, plan; from railplan.catalog import "
+        "load_catalog; from railplan.pipeline.layout import complete; "
+        f"s = load_spec({str(EXAMPLES / 'h100-1k.yaml')!r}); c = load_catalog(); "
+        "complete(plan(s, c), s, c); print('ortools.sat.python.cp_model' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 def test_same_spec_same_placement(catalog, h100_1k):
@@ -54,6 +85,7 @@ def test_same_spec_same_placement(catalog, h100_1k):
 
 def test_role_by_role_is_deterministic_and_beats_naive(catalog, h100_1k, monkeypatch):
     monkeypatch.setattr(driver, "JOINT_LIMIT", 0)  # force the scalable path
+    monkeypatch.setattr(exhaustive, "EXHAUSTIVE_LIMIT", 0)
     spec, design = h100_1k
     a, ra = complete(design, spec, catalog, time_limit_s=2)
     b, _ = complete(design, spec, catalog, time_limit_s=2)
@@ -282,6 +314,7 @@ def test_scalable_path_is_deterministic_and_no_worse_than_first_fit(
     from railplan.design import design_to_json
 
     monkeypatch.setattr(driver, "JOINT_LIMIT", 0)
+    monkeypatch.setattr(exhaustive, "EXHAUSTIVE_LIMIT", 0)
     spec = spec_from_dict(spec_data)
     design = plan(spec, catalog)
     first, report = complete(design, spec, catalog)

@@ -5,6 +5,7 @@ every runner (ssh/mpirun and Slurm)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -187,13 +188,11 @@ NOT_ROOT = {"id": "#!/bin/sh\necho 1000\n", "sudo": "#!/bin/sh\nexit 1\n"}
         ({"ibv_devinfo": MTU_1024}, (), "0 of 8 ports at active MTU 4096"),
         ({"lspci": LSPCI_DENIED}, (), "<access denied>: ACS not measured"),
         (NOT_ROOT, (), "sudo -n refused: ACS not measured"),
-        ({}, ("ibstat",), "ibstat not installed"),
         (
             {"nvidia-smi": TOPO_FAR_3},
             (),
             "7 of 8 NICs at PIX/PXB from their GPU (nvidia-smi topo -m: mlx5_3=SYS@GPU3)",
         ),
-        ({}, ("nvidia-smi",), "nvidia-smi not installed"),
     ],
 )
 def test_node_probe_fails_what_it_cannot_measure(
@@ -218,6 +217,51 @@ def test_node_probe_fails_what_it_cannot_measure(
         )
     else:
         assert last.startswith("VERDICT FAIL ") and problem in last, last
+
+
+@pytest.mark.parametrize(
+    "missing, figure, note",
+    [
+        (("ibstat",), "ports_active=nm", "ports_active, ports_at_rate (ibstat not installed)"),
+        (("nvidia-smi",), "nics_near_gpu=nm", "nics_near_gpu (nvidia-smi not installed)"),
+        (
+            ("lspci",),
+            "pcie_below_nominal=nm",
+            "acs_srcvalid_on, pcie_below_nominal (lspci not installed)",
+        ),
+    ],
+)
+def test_node_probe_says_not_measured_for_a_missing_tool(
+    missing: tuple[str, ...], figure: str, note: str, tmp_path: Path
+) -> None:
+    """A tool that is not installed: its check is "not measured", the node is not failed for it,
+    its file says so (the grader reports the check missing), the other checks still count."""
+    folder = write("seed001-64gpu", tmp_path)
+    bin_dir = _bin(tmp_path, {})
+    for tool in missing:
+        (bin_dir / tool).unlink()
+    env = {**_env(tmp_path, bin_dir, folder), "PATH": f"{bin_dir}:{_base_tools(tmp_path)}"}
+    devices = [f"mlx5_{k}" for k in range(8)]
+    probe = tmp_path / "probe"
+    done = subprocess.run(
+        ["bash", str(folder / "node_probe.sh"), str(probe), "-1", "3", "400", "4096", *devices],
+        env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    last = done.stdout.strip().splitlines()[-1]
+    assert last.startswith("VERDICT OK ") and figure in last and f"not measured: {note}" in last
+    assert "nvidia_peermem=1" in last
+    written = {p.name: p.read_text() for p in probe.iterdir()}
+    assert sum(t.startswith("railplan: not measured:") for t in written.values()) == 1
+
+
+def _base_tools(tmp_path: Path) -> Path:
+    """Only the shell's own tools, so that no tool installed on this machine stands in."""
+    base = tmp_path / "base"
+    base.mkdir()
+    for tool in ("bash", "awk", "grep", "cat", "mkdir", "readlink", "id", "tail", "sort", "wc"):
+        if (found := shutil.which(tool)) is not None:
+            (base / tool).symlink_to(found)
+    return base
 
 
 def _nccl_log(gdr_channels: int, channels: int, avg: float | None) -> str:

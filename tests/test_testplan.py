@@ -42,17 +42,21 @@ def example_params(slow_too: frozenset[str] = frozenset()) -> list[object]:
 
 
 @cache
-def cabled(name: str) -> Design:
+def cabled(name: str, *overrides: str) -> Design:
     """An example design, planned and laid out (first-fit placement: fast and deterministic)."""
     catalog = load_catalog()
-    spec = load_spec(ROOT / "examples" / f"{name}.yaml")
+    spec = load_spec(ROOT / "examples" / f"{name}.yaml", list(overrides))
     design, _ = complete(plan(spec, catalog), spec, catalog, method="naive")
     return design
 
 
 @cache
-def example_plan(name: str) -> Plan:
-    return build_testplan(cabled(name), load_catalog())
+def example_plan(name: str, *overrides: str) -> Plan:
+    return build_testplan(cabled(name, *overrides), load_catalog())
+
+
+#: an InfiniBand example hashed as a RoCE fabric would be (its default is the SM's D-mod-k)
+ECMP = "fabric.routing.policy=ecmp"
 
 
 def cables_of(tp: Plan, refs: tuple[str, ...]) -> set[str]:
@@ -116,20 +120,22 @@ def test_pairs_reach_the_closed_form_lower_bound_on_roft() -> None:
 
 def test_ecmp_groups_contain_every_path_the_router_gives() -> None:
     """Validator: a pair's link groups hold every fabric link routing.paths may hash it onto."""
-    design = cabled("h100-1k")
-    tp = example_plan("h100-1k")
-    cable_of = {c.link_id: c.id for c in design.cables}
-    fabric = {lk.id for lk in design.links if lk.kind != "node-leaf"}
-    checked = 0
-    for t in [t for t in tp.section("pairs").tests if t.refs][:20]:
-        u, v = t.nodes
-        allowed = cables_of(tp, t.refs)
-        for port in range(design.shape.ports):
-            for p in paths(design, u, port, v, port, "ecmp"):
-                used = {cable_of[lk] for lk in p.links if lk in fabric}
-                assert used <= allowed
-                checked += len(used)
-    assert checked > 0
+    for overrides, policy in (((ECMP,), "ecmp"), ((), "dmodk")):
+        design = cabled("h100-1k", *overrides)
+        assert design.routing.policy == policy
+        tp = example_plan("h100-1k", *overrides)
+        cable_of = {c.link_id: c.id for c in design.cables}
+        fabric = {lk.id for lk in design.links if lk.kind != "node-leaf"}
+        checked = 0
+        for t in [t for t in tp.section("pairs").tests if t.refs][:20]:
+            u, v = t.nodes
+            allowed = cables_of(tp, t.refs)
+            for port in range(design.shape.ports):
+                for p in paths(design, u, port, v, port):
+                    used = {cable_of[lk] for lk in p.links if lk in fabric}
+                    assert used <= allowed
+                    checked += len(used)
+        assert checked > 0
 
 
 # -- acceptance: golden seed 000, derived expectations --------------------------------------------
@@ -186,13 +192,17 @@ def test_seed000_numbers_match_the_seed_measurements() -> None:
 
 
 def test_collision_prediction_lowers_expectations_on_per_rack_cabling() -> None:
-    """Seed 004: per-rack ToR cabling collides; the plan expects (and tolerates) less."""
-    tp = example_plan("fat-tree-1k")
+    """Seed 004: per-rack ToR cabling collides when hashed; the plan expects (and tolerates)
+    less. Routed by the subnet manager's D-mod-k (the InfiniBand default) it does not."""
+    tp = example_plan("fat-tree-1k", ECMP)
     two_node = {t.id: t for t in tp.section("nccl").tests}
     same = two_node["NCCL-AR-2N-same-leaf"].checks[0]
     far = two_node["NCCL-AR-2N-via-spine"].checks[0]
     assert far.expected < same.expected
     assert "analyzer" in far.reason and "ecmp" in far.reason
+    static = {t.id: t for t in example_plan("fat-tree-1k").section("nccl").tests}
+    far_static = static["NCCL-AR-2N-via-spine"].checks[0]
+    assert far_static.expected > far.expected and "ecmp" not in far_static.reason
 
 
 # -- pair cover (CP-SAT) -------------------------------------------------------------------------

@@ -156,8 +156,9 @@ def test_broadcom_probe_without_niccli_says_not_measured(tmp_path):
     tools = {k: v for k, v in FAKES.items() if k != "niccli"}
     verdict, roce = _probe(tmp_path, tools)
     assert all("pfc=na ecn=1" in ln for ln in roce.splitlines())
-    assert verdict.startswith("VERDICT FAIL") and "not measured" in verdict
-    assert "niccli (Broadcom) not installed" in verdict
+    # a missing tool leaves PFC not measured: it does not fail the node
+    assert verdict.startswith("VERDICT OK") and "roce_ok=2/2" in verdict
+    assert "not measured: pfc_lossless (niccli, Broadcom, not installed)" in verdict
 
 
 def test_grader_reads_na_as_not_measured(tmp_path):

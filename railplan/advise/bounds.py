@@ -12,6 +12,7 @@ at least the best cost found, and it cannot lose the cheapest design.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from railplan.catalog import Catalog, SwitchModel
@@ -20,7 +21,7 @@ from railplan.physical import media
 from railplan.spec import Spec
 from railplan.topology import GENERATORS
 from railplan.topology.clos import UpLeaf, UpperPlan, size_upper
-from railplan.topology.shape import check_capacity, resolve_shape
+from railplan.topology.shape import check_capacity, fabric_capacity, resolve_shape
 from railplan.topology.tiers import TierModels, tier_speeds, upper_tiers
 from railplan.topology.wiring import counting
 
@@ -144,3 +145,67 @@ def lower_bound(spec: Spec, catalog: Catalog, family: str, model: SwitchModel) -
 def _leaf_spine_links(leaves: tuple[UpLeaf, ...] | list[UpLeaf], plan: UpperPlan) -> int:
     per_leaf = plan.spines
     return sum(math.ceil(lf.up / per_leaf) * per_leaf for lf in leaves)
+
+
+def _ceiling(spec: Spec, catalog: Catalog, model: SwitchModel) -> tuple[int, int, int]:
+    """(NIC ports one plane holds, the radix, tiers) by ``check_capacity``'s closed form."""
+    shape = resolve_shape(spec, catalog)
+    speeds = tier_speeds(spec, shape)
+    radix = max(
+        model.radix(v)
+        for v in {speeds.leaf_down, speeds.leaf_up, speeds.spine_up, shape.port_speed_gbps}
+    )
+    tiers = 3 if spec.fabric.tiers == "auto" else int(spec.fabric.tiers)
+    limit = fabric_capacity(radix, spec.fabric.oversubscription_ratio, tiers)
+    if tiers <= 2:
+        limit *= spec.fabric.spine_groups
+    return limit, radix, tiers
+
+
+def capacity_refusal(catalog: Catalog, specs: Sequence[tuple[Spec, SwitchModel]]) -> str | None:
+    """None when some candidate (its spec and switch model) may hold the cluster by the
+    closed-form ceiling ``lower_bound`` checks first; else the one-sentence refusal: the
+    candidate that holds the most, its limit, and the fix (the fewest planes that would hold
+    the cluster on it, or a larger switch). Nothing is generated or counted."""
+    reasons: list[str] = []
+    for spec, model in specs:
+        shape = resolve_shape(spec, catalog)
+        speeds = tier_speeds(spec, shape)
+        try:
+            check_capacity(
+                spec, shape, [model], [speeds.leaf_down, speeds.leaf_up, speeds.spine_up]
+            )
+        except InfeasibleError as exc:
+            reasons.append(str(exc))
+            continue
+        return None
+    if not specs:
+        return None
+    held = []
+    for spec, model in specs:
+        limit, radix, tiers = _ceiling(spec, catalog, model)
+        shape = resolve_shape(spec, catalog)
+        gpus = limit * spec.fabric.planes // shape.ports * shape.gpus
+        held.append((gpus, -spec.fabric.planes, limit, radix, tiers, spec, model, shape))
+    gpus, _, limit, radix, tiers, spec, model, shape = max(held, key=lambda h: h[:2])
+    if gpus >= spec.cluster.gpus:  # the ceiling on nodes or NIC ports, not the fabric's
+        return reasons[0]
+    ports = spec.cluster.gpus // shape.gpus * shape.ports
+    planes = [
+        p
+        for p in range(spec.fabric.planes + 1, shape.ports + 1)
+        if shape.ports % p == 0 and ports // p <= limit
+    ]
+    fix = (
+        f"use --planes {planes[0]} (fabric.planes: {planes[0]}) or a larger switch"
+        if planes
+        else "pick a switch of more ports"
+    )
+    tried = sorted({s.fabric.planes for s, _ in specs})
+    return (
+        f"cluster.gpus: {spec.cluster.gpus} GPUs exceed every candidate by the closed-form "
+        f"ceiling: {tiers} tiers of {model.id} ({radix}x{shape.port_speed_gbps}G) at "
+        f"{spec.fabric.oversubscription} hold at most {limit:,} NIC ports per plane, "
+        f"{gpus} GPUs in {spec.fabric.planes} plane(s) (planes tried: "
+        f"{', '.join(map(str, tried))}); {fix}"
+    )

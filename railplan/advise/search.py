@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
 
-from railplan.advise.bounds import Bound, lower_bound
+from railplan.advise.bounds import Bound, capacity_refusal, lower_bound
 from railplan.advise.candidates import (
     FAMILIES,
     Candidate,
@@ -35,7 +35,7 @@ from railplan.advise.evaluate import Evaluation, evaluate
 from railplan.advise.requirements import failed, requirements_of
 from railplan.advise.twins import for_twin, twin_of
 from railplan.catalog import Catalog, load_catalog
-from railplan.errors import RailplanError
+from railplan.errors import InfeasibleError, RailplanError
 from railplan.spec import Spec
 from railplan.spec.requirements import RequirementsSpec
 
@@ -182,6 +182,12 @@ def recommend(
             + "; ".join(dict.fromkeys(out))
             + "; relax protocol or vendors, or list other fabric.switches or another topology"
         )
+    # known before any candidate is built or counted, or a worker started
+    too_big = capacity_refusal(
+        catalog, [(spec_of(spec, c), catalog.switch(c.switch)) for c in cands]
+    )
+    if too_big is not None:
+        raise InfeasibleError(too_big)
     runner = _Runner(workers or default_workers(), spec, req, catalog)
     try:
         say(f"bounding {len(cands)} candidates")

@@ -106,15 +106,19 @@ def sheets_cmd(
 
         write_atomic(design_out, design_to_json(design))
     digest = design_hash(design)
+    labelled = None
+    if labels != "none":  # drawn by a child on the other core while the sheets are drawn here
+        from railplan.cli.forked import in_child
+        from railplan.render.sheet_rows import cable_rows
+
+        cable_rows(design)  # made once, before the fork: the child and the sheets share them
+        labelled = in_child(lambda: render_labels(design, labels, revision, digest))
     bom = build_bom(design, src.catalog())
     with progress_bar("sheets") as bar:
         pdf, pages = render_sheets(design, bom, revision, digest, page_size, _stage(bar))
     files = {"sheets.pdf": pdf}
-    if labels != "none":
-        with progress_bar("labels") as bar:
-            files["labels.pdf"], lpages = render_labels(
-                design, labels, revision, digest, _stage(bar)
-            )
+    if labelled is not None:
+        files["labels.pdf"], lpages = labelled()
     write_set(out_dir, files)
     _say(f"wrote {out_dir / 'sheets.pdf'} ({pages} pages, {len(design.cables):,} cables)")
     if labels != "none":

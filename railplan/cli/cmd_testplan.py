@@ -58,6 +58,39 @@ def testplan_cmd(
             "--priority", metavar="0-7", help="Lossless (PFC/ECN) priority.", min=0, max=7
         ),
     ] = 3,
+    ladder: Annotated[
+        bool,
+        typer.Option(
+            "--ladder",
+            help="Add the scale ladder: node, pair, rail, SU, pod, fabric x 4 collectives.",
+        ),
+    ] = False,
+    burnin_s: Annotated[
+        int,
+        typer.Option(
+            "--burnin-s",
+            metavar="SECONDS",
+            help="Add a burn-in of this many seconds (ib_write_bw on every port; 0: none).",
+            min=0,
+            max=7 * 86_400,
+        ),
+    ] = 0,
+    burnin_load: Annotated[
+        float,
+        typer.Option(
+            "--burnin-load",
+            metavar="SHARE",
+            help="Each burn-in stream's share of line rate (1: unlimited).",
+            min=0.05,
+            max=1.0,
+        ),
+    ] = 1.0,
+    dcgm: Annotated[
+        bool,
+        typer.Option(
+            "--dcgm", help="Add DCGM diagnostics: dcgmi diag -r 1 per node, -r 3 with burn-in."
+        ),
+    ] = False,
     page_size: Annotated[str, typer.Option("--page-size", help="a4 or letter.")] = "a4",
     naive: Annotated[
         bool, typer.Option("--naive", help="Lay out with first-fit placement (no solver).")
@@ -88,6 +121,10 @@ def testplan_cmd(
         mtu=mtu,
         lossless_priority=priority,
         revision=revision,
+        ladder=ladder,
+        burnin_s=burnin_s,
+        burnin_load=burnin_load,
+        dcgm=dcgm,
     )
     with progress_bar("test plan") as bar:
         plan = build_testplan(design, src.catalog(), options, _stage(bar))

@@ -192,10 +192,12 @@ def advised_spec(spec: Any, catalog: Any) -> Any:
     field rule (single switch where it fits, else ROFT) when no candidate meets the
     requirements."""
     from railplan.advise import recommend
-    from railplan.errors import RailplanError
+    from railplan.errors import InfeasibleError, RailplanError
 
     try:
         rec = recommend(spec, catalog)
+    except InfeasibleError:
+        raise  # no candidate holds the cluster by the closed-form ceiling: the advisor says so
     except RailplanError:
         return spec  # nothing to search: planning the spec says what is wrong
     if rec.recommended is None and not rec.evaluated:

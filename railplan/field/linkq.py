@@ -144,7 +144,39 @@ class LinkQuality:
         return self._where(end, f"{desc} port {port}")
 
     # Ethernet node ------------------------------------------------------------------------
+    def _modules(self, exp: Expectation, files: dict[str, Path]) -> Measured:
+        """Ports whose module reads outside its own alarm thresholds (``ethtool -m``)."""
+        from railplan.field.parse_module import parse_ethtool_module_file
+
+        node = exp.nodes[0] if exp.nodes else ""
+        devices = list(dict.fromkeys(exp.devices)) or self._default_devices()
+        bad: list[str] = []
+        warned: list[str] = []
+        judged = 0
+        for dev in devices:
+            path = files.get(f"module-{dev}.txt")
+            if path is None:
+                return None, f"no ethtool -m output for {dev} (module-{dev}.txt)", "missing"
+            reading = parse_ethtool_module_file(path)
+            if not reading.judged:
+                continue
+            judged += 1
+            port = next((p for p, x in enumerate(exp.devices or devices) if x == dev), 0)
+            where = self._where(Endpoint(node, port), f"{node} {dev}")
+            alarms, warnings = reading.findings()
+            if alarms:
+                bad.append(f"{where} " + "; ".join(alarms))
+            warned += [f"{where} {w}" for w in warnings]
+        value, detail, status = _result(
+            bad, f"{judged} of {len(devices)} modules of {node} with diagnostics"
+        )
+        if warned:
+            detail += f"; {len(warned)} warning: " + "; ".join(warned[:3])
+        return value, detail, status
+
     def _node(self, exp: Expectation, files: dict[str, Path], soak: int) -> Measured:
+        if exp.metric == "lq_modules_out_of_limits":
+            return self._modules(exp, files)
         node = exp.nodes[0] if exp.nodes else ""
         devices = list(dict.fromkeys(exp.devices)) or self._default_devices()
         ports_of = {d: [p for p, x in enumerate(exp.devices or devices) if x == d] for d in devices}

@@ -17,6 +17,24 @@ from railplan.testplan.expectation import (
     Expectation,
 )
 
+#: the first words of a file the node probe wrote for a tool that is not installed
+NOT_MEASURED = "railplan: not measured:"
+#: the sources the node probe writes (a file per tool)
+PROBE_SOURCES = frozenset(
+    {
+        "acs",
+        "pcie",
+        "peermem",
+        "rocm_peer",
+        "ibstat",
+        "ibv_devinfo",
+        "roce",
+        "topo",
+        "ibdiag",
+        "dcgm",
+    }
+)
+
 
 class Measure:
     """Reads each file once per parser and turns it into the figure an expectation asks for."""
@@ -40,7 +58,13 @@ class Measure:
     def __call__(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         """(value in the metric's unit, detail, status override or "")."""
         source = METRICS[exp.metric].source
-        return getattr(self, f"_m_{source}")(exp, _pick(files, source))
+        picked = _pick(files, source)
+        for path in picked if source in PROBE_SOURCES else ():
+            # the node probe found the tool absent: not measured, not failed
+            head = read_text(path)[:200]
+            if head.startswith(NOT_MEASURED):
+                return None, head.splitlines()[0][len("railplan: ") :], "missing"
+        return getattr(self, f"_m_{source}")(exp, picked)
 
     # nccl-tests
     def _m_nccl(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
@@ -142,6 +166,79 @@ class Measure:
             return None, "the run failed: " + "; ".join(errors[:2]), "fail"
         return None, "no perftest rows for this metric (bandwidth vs latency output?)", "error"
 
+    def _m_perftest_min(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """Burn-in: the slowest device's ib_write_bw (one ``<device>.txt`` per device), named
+        with its node port, rail and cable."""
+        from railplan.field.parse_perftest import parse_perftest_file
+
+        rates: dict[str, float] = {}
+        for path in files:
+            value = self.parsed("perftest", path, parse_perftest_file).metric("bw_avg_gbps")
+            if value is not None:
+                rates[path.stem] = value
+        wanted = tuple(dict.fromkeys(exp.devices)) or tuple(rates)
+        absent = [d for d in wanted if d not in rates]
+        if not rates:
+            return None, "no ib_write_bw result from any device", "missing"
+        dev = min(rates, key=lambda d: (rates[d], d))
+        detail = f"slowest {dev} {rates[dev]:g} Gb/s of {len(rates)} device(s)"
+        where = self._device_place(exp, dev)
+        if where:
+            detail += f" ({where})"
+        if absent:
+            return rates[dev], detail + f"; no result from {', '.join(absent[:6])}", "fail"
+        return rates[dev], detail, ""
+
+    def _device_place(self, exp: Expectation, dev: str) -> str:
+        """``node port 3, rail 3, cable C00004`` of an RDMA device on the test's first node."""
+        if not exp.nodes or dev not in exp.devices:
+            return ""
+        node = exp.nodes[0]
+        ports = [p for p, d in enumerate(exp.devices) if d == dev]
+        shape = self.design.shape
+        link_of = {
+            (lk.a_device, lk.a_port): lk.id for lk in self.design.links if lk.kind == "node-leaf"
+        }
+        cable_of = {c.link_id: c.id for c in self.design.cables}
+        cables = [cable_of.get(link_of.get((node, p), ""), "") for p in ports]
+        rails = sorted({shape.port_rail[p] for p in ports if p < len(shape.port_rail)})
+        text = f"{node} port {', '.join(map(str, ports))}, rail {', '.join(map(str, rails))}"
+        named = [c for c in cables if c]
+        return text + (f", cable {', '.join(named)}" if named else "")
+
+    def _m_ibdiag(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """ibdiagnet's errors: every ``-E-`` line of its ``ibdiagnet2.log`` (routing validation
+        with credit-loop detection, fat-tree validation)."""
+        logs = [p for p in files if p.name.endswith(".log")] or files
+        errors: list[str] = []
+        seen = False
+        for path in logs:
+            text = read_text(path)
+            seen = seen or "-I-" in text or "-E-" in text or "-W-" in text
+            errors += [ln.strip() for ln in text.splitlines() if ln.lstrip().startswith("-E-")]
+        if not seen:
+            return None, "no ibdiagnet -I-/-W-/-E- lines: is it ibdiagnet2.log?", "error"
+        detail = f"{len(errors)} ibdiagnet error(s)" + (
+            f": {'; '.join(errors[:3])}" if errors else ""
+        )
+        return float(len(errors)), detail, ""
+
+    def _m_dcgm(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """``dcgmi diag`` result rows: the tests whose result is Fail."""
+        rows = [ln for p in files for ln in read_text(p).splitlines() if ln.startswith("|")]
+        results = []
+        for ln in rows:
+            cells = [c.strip() for c in ln.strip("|").split("|")]
+            if len(cells) >= 2 and re.match(r"(Pass|Fail|Warn|Skip)\b", cells[1]):
+                results.append((cells[0], cells[1]))
+        if not results:
+            return None, "no dcgmi diag result rows (Pass/Fail/Warn/Skip)", "error"
+        failed = [f"{name}: {res}" for name, res in results if res.startswith("Fail")]
+        detail = f"{len(results) - len(failed)} of {len(results)} tests without Fail"
+        if failed:
+            detail += "; " + "; ".join(failed[:4])
+        return float(len(failed)), detail, ""
+
     # node checks
     def _m_acs(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         from railplan.field.parse_node import parse_lspci_acs_file
@@ -189,6 +286,27 @@ class Measure:
             "nvidia_peermem " + ("loaded" if loaded else "not loaded"),
             "",
         )
+
+    def _m_rocm_peer(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """AMD: amdgpu loaded and its amdkfd peer-memory client found (the probe's
+        ``peer_memory.txt``: ``amdgpu=N``, ``peer_client=<path>|kallsyms:...|none``)."""
+        values: dict[str, str] = {}
+        for path in files:
+            for line in read_text(path).splitlines():
+                key, _, value = line.partition("=")
+                if key.strip() in ("amdgpu", "peer_client"):
+                    values[key.strip()] = value.strip()
+        if "amdgpu" not in values or "peer_client" not in values:
+            return None, "no amdgpu= / peer_client= lines (peer_memory.txt)", "missing"
+        loaded = values["amdgpu"].isdigit() and int(values["amdgpu"]) >= 1
+        client = values["peer_client"]
+        ok = loaded and client != "none"
+        detail = ("amdgpu loaded" if loaded else "amdgpu not loaded") + (
+            f"; amdkfd peer-memory client at {client}"
+            if client != "none"
+            else "; no amdkfd peer-memory client (RCCL's test in net_ib.cc finds none)"
+        )
+        return (1.0 if ok else 0.0), detail, ""
 
     def _m_ibstat(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         from railplan.field.parse_node import parse_ibstat_file
@@ -257,14 +375,20 @@ class Measure:
     def _m_topo(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         """Back-end NICs at PIX/PXB from their rail's GPU in ``nvidia-smi topo -m``."""
         from railplan.catalog import load_catalog
-        from railplan.field.parse_topo import nic_faults, parse_topo_file
+        from railplan.field.parse_topo import (
+            PCI_AFFINITY_HEAD,
+            affinity_faults,
+            nic_faults,
+            parse_pci_affinity_file,
+            parse_topo_file,
+        )
         from railplan.testplan.context import device_names
         from railplan.testplan.model import TestPlanOptions
 
         files = [p for p in files if "topo" in p.name.lower()]
         if not files:
             return None, "no nvidia-smi topo -m output (topo.txt)", "missing"
-        matrix = self.parsed("topo", files[0], parse_topo_file)
+        amd = read_text(files[0]).startswith(PCI_AFFINITY_HEAD)
         if exp.devices:  # the plan's own names (testplan --devices), one per port or bonded NIC
             devices = tuple(dict.fromkeys(exp.devices))
         else:
@@ -273,9 +397,16 @@ class Measure:
                 names = device_names(self.design, load_catalog(), TestPlanOptions())
                 self.cache_devices["devices"] = tuple(dict.fromkeys(names))
             devices = self.cache_devices["devices"]
-        faults = nic_faults(matrix, devices, self.design.shape.gpus)
+        if amd:  # an AMD node: the probe compared sysfs PCIe paths (``render.scripts_gpu``)
+            rows = self.parsed("topo_pci", files[0], parse_pci_affinity_file)
+            faults = affinity_faults(rows, devices)
+            where = "under their rail GPU's PCIe root port"
+        else:
+            matrix = self.parsed("topo", files[0], parse_topo_file)
+            faults = nic_faults(matrix, devices, self.design.shape.gpus)
+            where = "at PIX/PXB from their rail's GPU"
         near = len(devices) - len(faults)
-        detail = f"{near}/{len(devices)} NICs at PIX/PXB from their rail's GPU"
+        detail = f"{near}/{len(devices)} NICs {where}"
         return float(near), detail + ("; " + "; ".join(faults[:4]) if faults else ""), ""
 
     def _m_linkq(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
@@ -341,7 +472,8 @@ def _judge_curve(exp: Expectation, result: Any, value: float, name: str) -> tupl
 
 def _collective(name: str) -> str:
     """``all_reduce_perf``, ``AllReduce``, ``nccl_all_reduce``, ``pair`` -> ``all_reduce``."""
-    key = name.lower().replace("_perf", "").replace("nccl_", "").replace("_", "")
+    key = name.lower().replace("_perf", "").replace("nccl_", "").replace("ladder_", "")
+    key = key.replace("_", "")
     if key == "pair":
         return "all_reduce"
     known = {"allreduce": "all_reduce", "allgather": "all_gather", "alltoall": "alltoall",
@@ -364,6 +496,7 @@ _KEYWORDS = {
     "ibv_devinfo": ("ibv_devinfo", "devinfo", "mtu"),
     "roce": ("roce", "qos"),
     "topo": ("topo",),
+    "rocm_peer": ("peer_memory",),
     "nccl_log": ("nccl", ".log", "debug"),
 }
 

@@ -80,9 +80,16 @@ def parse_lspci_acs_file(path: str | Path) -> AcsReport:
 _LNK = re.compile(
     r"\bLnk(Cap|Sta):\s*(?:Port #\d+,\s*)?Speed\s+([\d.]+)GT/s[^,]*,\s*Width\s+x(\d+)"
 )
-#: lspci device classes judged: RDMA NICs, and GPUs (NVIDIA's are "3D controller")
+#: lspci device classes judged: RDMA NICs, and GPUs (NVIDIA's are "3D controller", AMD
+#: Instinct MI300X's "Processing accelerators", as ROCm's MI300X system documentation lists them)
 NIC_CLASSES = ("Infiniband controller", "Ethernet controller")
-GPU_CLASSES = ("3D controller", "VGA compatible controller", "Display controller")
+GPU_CLASSES = (
+    "3D controller",
+    "VGA compatible controller",
+    "Display controller",
+    "Processing accelerators",
+)
+_CLASS_CODE = re.compile(r"\s*\[[0-9a-fA-F]{4}\]$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +129,7 @@ def parse_lspci_links(text: str, source: str) -> tuple[PcieLink, ...]:
     for number, line in enumerate(text.splitlines(), 1):
         if m := _DEVICE.match(line):
             device, cap = m.group(1), None
-            cls = m.group(2).split(":", 1)[0].strip()
+            cls = _CLASS_CODE.sub("", m.group(2).split(":", 1)[0].strip())
             kind = "nic" if cls in NIC_CLASSES else "gpu" if cls in GPU_CLASSES else ""
             continue
         if not kind or not (m := _LNK.search(line)):

@@ -108,3 +108,42 @@ def nic_faults(matrix: TopoMatrix, devices: tuple[str, ...], gpus: int) -> list[
             hint = f"; {gpu}'s near NIC is {', '.join(near)}" if near else ""
             faults.append(f"{dev} is {path} from {gpu}: {where}{hint}")
     return faults
+
+
+# -- AMD nodes: the probe's NIC / rail-GPU PCIe path comparison (``topo_pci.txt``) -------------
+
+PCI_AFFINITY_HEAD = "# railplan: NIC and rail GPU PCIe paths"
+_AFFINITY = re.compile(r"^(\S+)\s+(GPU\d+)\s+(\S+)\s+(near|far|absent)\s*$")
+
+
+def parse_pci_affinity(text: str, source: str = "topo_pci") -> dict[str, tuple[str, str, str]]:
+    """RDMA device -> (rail GPU, its PCI address, near|far|absent) from the AMD node probe's
+    ``topo_pci.txt`` (near: NIC and GPU below one PCIe root port, as sysfs shows them)."""
+    out: dict[str, tuple[str, str, str]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        m = _AFFINITY.match(line)
+        if not m:
+            raise ParseError(source, number, "not a 'DEVICE GPUk BDF near|far|absent' line", line)
+        out[m.group(1)] = (m.group(2), m.group(3), m.group(4))
+    return out
+
+
+def affinity_faults(rows: dict[str, tuple[str, str, str]], devices: tuple[str, ...]) -> list[str]:
+    """One sentence per device not under its rail GPU's PCIe root port (or not listed)."""
+    faults = []
+    for dev in devices:
+        if dev not in rows:
+            faults.append(f"{dev}: not in the probe's PCIe path list")
+            continue
+        gpu, bdf, state = rows[dev]
+        if state == "far":
+            faults.append(f"{dev} is not under {gpu}'s ({bdf}) PCIe root port: through the CPU")
+        elif state == "absent":
+            faults.append(f"{dev} or {gpu} has no PCI device in sysfs (GPU address {bdf})")
+    return faults
+
+
+def parse_pci_affinity_file(path: str | Path) -> dict[str, tuple[str, str, str]]:
+    return parse_pci_affinity(read_text(path), str(path))

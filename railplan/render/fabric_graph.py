@@ -45,7 +45,8 @@ class Box:
 
     @property
     def rank(self) -> int:
-        """Drawing row, bottom up: Matrix B leaves sit above the A leaves they all link to."""
+        """Drawing row, bottom up (Matrix B leaves a row above the A leaves; the Matrix figure
+        and DOT export draw the two leaf groups as columns instead)."""
         return 2 * self.tier + (1 if self.role == "leaf-b" else 0)
 
 
@@ -161,12 +162,18 @@ def _group_role(
 
 
 def fabric_graph(
-    design: Design, max_per_rank: int = MAX_PER_RANK, plane: int | None = None
+    design: Design,
+    max_per_rank: int = MAX_PER_RANK,
+    plane: int | None = None,
+    per_role: bool = False,
 ) -> FabricGraph:
     """Boxes per tier (devices or groups) and the link bundles between them; with ``plane``,
-    that plane's switches and links only (every plane's nodes and devices)."""
+    that plane's switches and links only (every plane's nodes and devices). With
+    ``per_role``, every role gets ``max_per_rank`` boxes of its own (the Matrix figure draws
+    nodes, A leaves and B leaves as three columns grouped alike, one SU definition for all)
+    instead of sharing its tier's row."""
     members = _members(design, plane)
-    per_tier = Counter(m.tier for m in members)
+    per_tier = Counter((m.tier, m.role) if per_role else m.tier for m in members)
     grouped = any(n > max_per_rank for n in per_tier.values())
     where: dict[str, tuple[str, str]] = {}
     if not grouped:
@@ -178,7 +185,7 @@ def fabric_graph(
         roles_in_tier = Counter(t for t, _ in by_role)
         pod = _pod_size(design)
         for (tier, _), group in sorted(by_role.items()):
-            share = max(1, max_per_rank // roles_in_tier[tier])
+            share = max_per_rank if per_role else max(1, max_per_rank // roles_in_tier[tier])
             where.update(_group_role(group, share, pod))
     info = {m.device: m for m in members}
     inside: dict[str, list[str]] = defaultdict(list)

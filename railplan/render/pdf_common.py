@@ -7,6 +7,7 @@ its swatch (with a hatch pattern per colour), so nothing depends on a colour pri
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -147,6 +148,7 @@ class Swatch(Flowable):
         self.font_size = font_size
         self.width = size + 1.2 * mm + len(name) * font_size * 0.5
         self.height = size
+        self.form = f"railplanSwatch_{name}"
 
     def wrap(self, aw: float, ah: float) -> tuple[float, float]:
         return self.width, self.height
@@ -154,7 +156,7 @@ class Swatch(Flowable):
     def draw(self) -> None:
         # drawn once per document as a form, then placed by reference: 50k swatches stay cheap
         c = self.canv
-        form = f"railplanSwatch_{self.name}"
+        form = self.form
         if not c.hasForm(form):
             c.beginForm(form, -1, -1, self.width + 2, self.size + 2)
             draw_swatch(c, 0, 0, self.size, self.size, self.name)
@@ -168,22 +170,25 @@ class Swatch(Flowable):
 class CheckBox(Flowable):
     """An empty box a technician ticks."""
 
+    form = "railplanCheckBox"
+
     def __init__(self, size: float = 3 * mm) -> None:
         super().__init__()
         self.size = size
+        self.width = self.height = size
 
     def wrap(self, aw: float, ah: float) -> tuple[float, float]:
         return self.size, self.size
 
     def draw(self) -> None:
         c = self.canv
-        if not c.hasForm("railplanCheckBox"):
-            c.beginForm("railplanCheckBox", -1, -1, self.size + 1, self.size + 1)
+        if not c.hasForm(self.form):
+            c.beginForm(self.form, -1, -1, self.size + 1, self.size + 1)
             c.setLineWidth(0.6)
             c.setStrokeColor(INK)
             c.rect(0, 0, self.size, self.size, stroke=1, fill=0)
             c.endForm()
-        c.doForm("railplanCheckBox")
+        c.doForm(self.form)
 
 
 CHECKBOX = CheckBox()
@@ -227,16 +232,124 @@ def clip(text: str, width: float, font: str = FONT, size: float = 7) -> str:
 def clip_rows(
     rows: Sequence[list[Any]], widths: Sequence[float], size: float = 7
 ) -> list[list[Any]]:
-    """Every text cell of ``rows`` clipped to its column (other cells pass unchanged)."""
-    return [
-        [clip(v, w, FONT, size) if isinstance(v, str) else v
-         for v, w in zip(row, widths, strict=True)]
-        for row in rows
-    ]  # fmt: skip
+    """Every text cell of ``rows`` clipped to its column (other cells pass unchanged).
+
+    A column whose widest text fits is passed whole (``clip`` would return each of its cells
+    unchanged); only the cells of a column with a text too wide are clipped one by one."""
+    columns = list(zip(*rows, strict=True)) if rows else []
+    cut = [j for j, (w, column) in enumerate(zip(widths, columns, strict=False))
+           if max_width([v for v in column if isinstance(v, str)], FONT, size) > w - 4]  # fmt: skip
+    if not cut:
+        return [r if type(r) is list else list(r) for r in rows]
+    out = []
+    for row in rows:
+        row = list(row)
+        for j in cut:
+            if isinstance(row[j], str):
+                row[j] = clip(row[j], widths[j], FONT, size)
+        out.append(row)
+    return out
+
+
+#: font name -> its glyph widths by byte (thousandths of an em), as a numpy array
+_WIDTHS: dict[str, Any] = {}
+
+
+def max_width(texts: Sequence[str], font: str = FONT, size: float = 7) -> float:
+    """``max(stringWidth(t, font, size) for t in texts)`` (0 for none), exactly.
+
+    reportlab's width of a text in a built-in font is the sum of its glyphs' integer widths
+    times ``0.001 * size``, so the widest text is the one with the largest sum: the sums of
+    the printable-ASCII texts are taken all at once (numpy), and reportlab measures only the
+    one with the largest sum and each text outside printable ASCII."""
+    if not texts:
+        return 0.0
+    import numpy as np
+
+    joined = "".join(texts)
+    if _plain_ascii(font) and joined.isascii() and joined.isprintable():
+        plain, rest = list(texts), []
+    else:
+        ok = _plain_ascii(font)
+        plain = [t for t in texts if ok and t.isascii() and t.isprintable()]
+        rest = [t for t in texts if not (ok and t.isascii() and t.isprintable())]
+        joined = "".join(plain)
+    best = max((stringWidth(t, font, size) for t in rest), default=0.0)
+    if plain:
+        table = _WIDTHS.get(font)
+        if table is None:
+            table = _WIDTHS[font] = np.asarray(getFont(font).widths, dtype=np.int64)
+        glyphs = table[np.frombuffer(joined.encode("ascii"), dtype=np.uint8)]
+        sums = np.concatenate(([0], np.cumsum(glyphs)))
+        ends = np.cumsum(np.fromiter(map(len, plain), dtype=np.int64, count=len(plain)))
+        per_text = sums[ends] - sums[ends - np.diff(ends, prepend=0)]
+        best = max(best, stringWidth(plain[int(np.argmax(per_text))], font, size))
+    return best
 
 
 #: (font, text) -> the operators that show it, or "" where reportlab's own method must draw it
-_CODED: dict[tuple[str, str], str] = {}
+_CODED: dict[str, dict[str, str]] = {}
+#: font name -> whether reportlab writes printable ASCII in it as the ASCII bytes themselves
+_ASCII_FONTS: dict[str, bool] = {}
+_PRINTABLE = "".join(map(chr, range(32, 127)))
+#: font name -> its glyph widths by character (thousandths of an em), printable ASCII only
+_GLYPHS: dict[str, dict[str, int]] = {}
+
+
+def _plain_ascii(fontname: str) -> bool:
+    """Whether ``unicode2T1`` turns printable ASCII text in this font into one piece of the
+    font itself holding the same bytes (the built-in Type 1 fonts in their WinAnsi encoding)."""
+    known = _ASCII_FONTS.get(fontname)
+    if known is None:
+        font = getFont(fontname)
+        pieces = unicode2T1(_PRINTABLE, [font, *font.substitutionFonts])
+        known = _ASCII_FONTS[fontname] = (
+            not font._dynamicFont and len(pieces) == 1 and pieces[0][0] is font
+            and pieces[0][1] == _PRINTABLE.encode("ascii")
+        )  # fmt: skip
+        if known:
+            _GLYPHS[fontname] = {ch: font.widths[ord(ch)] for ch in _PRINTABLE}
+    return known
+
+
+def text_width(text: str, fontname: str, size: float) -> float:
+    """``stringWidth(text, fontname, size)``, exactly: for printable ASCII in a built-in font
+    reportlab's width is the sum of the glyphs' integer widths ``* 0.001 * size`` (its own
+    pure-Python ``instanceStringWidthT1``), summed here without a codec call per text."""
+    if text.isascii() and text.isprintable() and _plain_ascii(fontname):
+        return sum(map(_GLYPHS[fontname].__getitem__, text)) * 0.001 * size
+    return stringWidth(text, fontname, size)
+
+
+def show_ops(fontname: str, text: str) -> str:
+    """The operators after ``Tm`` that show ``text`` in ``fontname`` as reportlab's text object
+    writes them (``(..) Tj T* ET``), or "" where reportlab's own method must draw it (a font
+    with substitutes, a character outside the encoding, empty text)."""
+    if text and text.isascii() and text.isprintable() and _plain_ascii(fontname):
+        return f"({escapePDF(text)}) Tj T* ET"
+    font = getFont(fontname)
+    pieces = unicode2T1(text, [font, *font.substitutionFonts]) if text else []
+    simple = len(pieces) == 1 and pieces[0][0] is font and not font._dynamicFont
+    return f"({escapePDF(pieces[0][1])}) Tj T* ET" if simple else ""
+
+
+def ops_cache(fontname: str) -> dict[str, str]:
+    """The texts ``text_ops`` has coded in this font, and their operators."""
+    cache = _CODED.get(fontname)
+    if cache is None:
+        cache = _CODED[fontname] = {}
+    return cache
+
+
+def text_ops(fontname: str, text: str) -> str:
+    """``show_ops``, remembered per font (a table column repeats its texts)."""
+    cache = ops_cache(fontname)
+    coded = cache.get(text)
+    if coded is None:
+        if len(cache) > 200_000:
+            cache.clear()
+        coded = cache[text] = show_ops(fontname, text)
+    return coded
 
 
 def draw_string(c: Any, x: float, y: float, text: str, align: str = "left") -> None:
@@ -248,15 +361,7 @@ def draw_string(c: Any, x: float, y: float, text: str, align: str = "left") -> N
     two million strings. Anything else (a font with substitutes, a character outside the
     encoding, empty text, a top-down canvas) goes through reportlab's method unchanged.
     """
-    key = (c._fontname, text)
-    coded = _CODED.get(key)
-    if coded is None:
-        font = getFont(c._fontname)
-        pieces = unicode2T1(text, [font, *font.substitutionFonts]) if text else []
-        simple = len(pieces) == 1 and pieces[0][0] is font and not font._dynamicFont
-        coded = _CODED[key] = f"({escapePDF(pieces[0][1])}) Tj T* ET" if simple else ""
-        if len(_CODED) > 200_000:
-            _CODED.clear()
+    coded = text_ops(c._fontname, text)
     if not coded or not c.bottomup:
         (c.drawRightString if align == "right" else c.drawString)(x, y, text)
         return
@@ -278,8 +383,58 @@ def fit_size(
 ) -> float:
     """The largest font size (down to ``floor``, in 0.25 pt steps) at which ``text`` fits
     ``width``; at the floor it may still not fit (clip it with ``clip``)."""
+    return fitted_size(c, text, font, size, width, floor)[0]
+
+
+def fitted_size(
+    c: Any, text: str, font: str, size: float, width: float, floor: float = MIN_PAGE_PT
+) -> tuple[float, bool]:
+    """``fit_size`` and whether ``text`` fits ``width`` at that size.
+
+    The size is the first of ``size``, ``size - 0.25``, ... (stopping at the first at or below
+    ``floor``) at which ``c.stringWidth`` fits, as a step-by-step search finds it; a text's
+    width grows with the size, so the steps are searched by bisection, starting where the
+    width measured at ``size`` says the answer lies (two or three measurements, not one per
+    step)."""
     if len(text) * size <= width:  # no glyph of these fonts is wider than 1 em: it fits
-        return size
-    while size > floor and c.stringWidth(text, font, size) > width:
-        size -= 0.25
-    return size
+        return size, True
+    if size <= floor:
+        return size, text_width(text, font, size) <= width
+    measured: dict[int, bool] = {}
+    measure = c.stringWidth
+    if text.isascii() and text.isprintable() and _plain_ascii(font):
+        glyphs = sum(map(_GLYPHS[font].__getitem__, text))
+
+        def measure(_text: str, _font: str, at: float) -> float:  # as text_width
+            return glyphs * 0.001 * at
+
+    sizes = [size]
+    while sizes[-1] > floor:
+        sizes.append(sizes[-1] - 0.25)
+
+    def fits(i: int) -> bool:
+        if i not in measured:
+            measured[i] = measure(text, font, sizes[i]) <= width
+        return measured[i]
+
+    def stop(i: int) -> bool:  # where the step-by-step search stops
+        return sizes[i] <= floor or fits(i)
+
+    if fits(0):
+        return size, True
+    full = measure(text, font, size)
+    guess = math.ceil((size - size * width / full) / 0.25) if full > 0 else 0
+    lo, hi = 0, len(sizes) - 1  # the search does not stop at lo, it stops at hi
+    for probe in (guess, guess - 1, guess + 1):
+        if lo < probe < hi:
+            if stop(probe):
+                hi = probe
+            else:
+                lo = probe
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if stop(mid):
+            hi = mid
+        else:
+            lo = mid
+    return sizes[hi], fits(hi)

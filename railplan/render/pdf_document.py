@@ -10,7 +10,6 @@ from typing import Any
 from reportlab.lib.pagesizes import landscape
 from reportlab.lib.units import mm
 from reportlab.pdfbase.pdfmetrics import stringWidth
-from reportlab.pdfgen import canvas as rl_canvas
 from reportlab.platypus import (
     BaseDocTemplate,
     Flowable,
@@ -22,6 +21,7 @@ from reportlab.platypus import (
 )
 from reportlab.platypus.doctemplate import ActionFlowable
 
+from railplan.render.pdf_canvas import CompressingCanvas
 from railplan.render.pdf_common import (
     BOLD,
     FONT,
@@ -34,6 +34,7 @@ from railplan.render.pdf_common import (
     RULE,
     Progress,
     SectionMark,
+    draw_string,
 )
 from railplan.version import __version__
 
@@ -54,7 +55,7 @@ TOTAL_FORM = "railplanPageTotal"
 _FURNITURE = (SectionMark, ActionFlowable, Spacer)  # CondPageBreak is a Spacer
 
 
-class _NumberedCanvas(rl_canvas.Canvas):
+class _NumberedCanvas(CompressingCanvas):
     """Writes the page total once, at the end, as a form every footer refers to."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -167,21 +168,22 @@ class Document(BaseDocTemplate):
         c.line(MARGIN, top, w - MARGIN, top)
         c.setFillColor(INK)
         c.setFont(BOLD, 9)
-        c.drawString(MARGIN, top + 2 * mm, f"{info.design}  |  {info.title}")
+        draw_string(c, MARGIN, top + 2 * mm, f"{info.design}  |  {info.title}")
         c.setFont(FONT, 8)
-        c.drawRightString(w - MARGIN, top + 2 * mm, self._running_title())
+        draw_string(c, w - MARGIN, top + 2 * mm, self._running_title(), "right")
         base = MARGIN + FOOTER_H - 3 * mm
         c.line(MARGIN, base, w - MARGIN, base)
         c.setFillColor(GREY)
         c.setFont(FONT, 7.5)
-        c.drawString(
+        draw_string(
+            c,
             MARGIN,
             MARGIN * 0.55,
             f"revision {info.revision}  |  design {info.design_hash}  |  railplan {__version__}",
         )
         label = f"page {c.getPageNumber()} of "
         x = w - MARGIN - 12 * mm - stringWidth(label, FONT, 7.5)
-        c.drawString(x, MARGIN * 0.55, label)
+        draw_string(c, x, MARGIN * 0.55, label)
         c.translate(w - MARGIN - 12 * mm, MARGIN * 0.55)
         c.doForm(TOTAL_FORM)
         c.restoreState()

@@ -308,7 +308,9 @@ def _cable_tables(
     # one set of widths for every rack's table, each column as wide as its widest cell
     cells = [row for items in by_rack.values() for row in items]
     widths, small = ptab.fit_widths(header, cells, w, rel)
-    size = small[-1][-1] if small else 7
+    if small:  # every cell clipped to its column at the smaller size (cell by cell alike)
+        clipped = iter(pc.clip_rows(cells, widths, small[-1][-1]))
+        by_rack = {rack: [next(clipped) for _ in items] for rack, items in by_rack.items()}
     story: list[Flowable] = [pc.SectionMark("Cable tables", "cables"), para("Cable tables", "h1"),
                              para("Every cable once, under the rack of its A end, in the order "
                                   "to pull them: top of the rack down. A twin-port or splitter "
@@ -317,8 +319,7 @@ def _cable_tables(
                                   "are the bill's orderable part numbers where it has one.",
                                   "small")]  # fmt: skip
     for rack in sorted(by_rack, key=lambda k: order.get(k, (9999, 0, k))):
-        items = by_rack[rack]
-        table = pc.clip_rows(items, widths, size) if small else items  # else every cell fits
+        items = table = by_rack[rack]
         title = para(
             f"Rack {esc(rack)}: {len(physical[rack])} physical cable(s), {len(items)} link(s)",
             "h2",
@@ -359,7 +360,9 @@ def _port_maps(
     placed = {p.device: p for p in design.placements}
     cells = [row for items in ports.values() for _, row in items]
     widths, small = ptab.fit_widths(header, cells, w, rel)
-    size = small[-1][-1] if small else 7
+    if small:  # every cell clipped to its column at the smaller size (cell by cell alike)
+        clipped = iter(pc.clip_rows(cells, widths, small[-1][-1]))
+        ports = {sw: [(port, next(clipped)) for port, _ in items] for sw, items in ports.items()}
     for sw in design.switches:
         items = sorted(ports.get(sw.id, []), key=lambda t: t[0])
         p = placed.get(sw.id)
@@ -369,7 +372,6 @@ def _port_maps(
             "h2",
         )
         body = [row for _, row in items]
-        body = pc.clip_rows(body, widths, size) if small else body  # else every cell fits
         tables = ptab.paged_tables(header, body, widths, extra=small, caption=f"Switch {sw.id}")
         story.append(CondPageBreak(30 * mm))
         story.append(pc.SectionMark(f"Switch {sw.id}", f"sw-{sw.id}", level=1))

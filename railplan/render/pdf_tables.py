@@ -6,8 +6,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from reportlab.lib.rl_accel import fp_str
 from reportlab.lib.units import mm
-from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.platypus import (
     Flowable,
     Paragraph,
@@ -27,6 +27,9 @@ from railplan.render.pdf_common import (
     Swatch,
     draw_string,
     esc,
+    max_width,
+    ops_cache,
+    text_ops,
 )
 
 #: cells drawn by FastTable itself: fixed-size flowables with no space before or after
@@ -36,10 +39,91 @@ _FORM_CELLS = (CheckBox, Swatch)
 class FastTable(Table):
     """reportlab's Table, drawing its one-line text cells with ``draw_string``.
 
-    Same layout, same PDF bytes (``Table._drawCell``'s placement of a left- or right-aligned
-    string, reproduced for the one-line, unlinked, left-to-right cells these tables hold);
-    every other cell goes through reportlab's own ``_drawCell``.
+    Same layout, same PDF bytes (``Table.draw`` and ``Table._drawCell``'s placement of a left-
+    or right-aligned string, reproduced for the one-line, unlinked, left-to-right cells these
+    tables hold); every other cell goes through reportlab's own ``_drawCell``. A row whose
+    cells share one style is written in one pass: its font set once, each column's x and the
+    row's y formatted once, each text as the operators ``draw_string`` would write.
     """
+
+    #: per row, the style its cells share (``row_styles``), set by ``styled_table``
+    row_styles: list[Any] | None = None
+
+    def draw(self) -> None:
+        """``Table.draw`` (reportlab 4.x) for tables without spans, shadows or render
+        callbacks, the rows of one cell style written by ``_draw_row``."""
+        plain = hasattr(self, "_makeRoundedCornersClip") and hasattr(self, "_drawBkgrnd")
+        if (
+            not plain
+            or self._spanCmds
+            or getattr(self, "_renderCB", None)
+            or getattr(self, "_shadow", None)
+        ):
+            super().draw()
+            return
+        c = self.canv
+        c.saveState()
+        self._curweight = self._curcolor = self._curcellstyle = None
+        self._makeRoundedCornersClip()
+        self._drawBkgrnd()
+        styles = self.row_styles
+        if styles is None or len(styles) != len(self._cellStyles):  # not from styled_table
+            styles = row_styles(self._cellStyles)
+        columns: dict[float, tuple[list[str], list[float]]] = {}
+        rows = zip(self._cellvalues, self._cellStyles, styles, self._rowpositions[1:],
+                   self._rowHeights, strict=True)  # fmt: skip
+        for row, rowstyle, st, rowpos, rowheight in rows:
+            if st is not None and st is not rowstyle[0]:  # rows changed since styled_table
+                st = row_styles([rowstyle])[0]
+            if st is None or not c.bottomup:
+                cells = zip(row, rowstyle, self._colpositions, self._colWidths, strict=False)
+                for cellval, cellstyle, colpos, colwidth in cells:
+                    self._drawCell(cellval, cellstyle, (colpos, rowpos), (colwidth, rowheight))
+                continue
+            pad = st.leftPadding
+            xs = columns.get(pad)
+            if xs is None:
+                lefts = [x + pad for x in self._colpositions[:-1]]
+                xs = columns[pad] = ([fp_str(x) for x in lefts], lefts)
+            self._draw_row(st, xs, row, rowstyle, rowpos, rowheight)
+        self._drawLines()
+        c.restoreState()
+        if getattr(self, "_roundingRectDef", None):
+            self._restoreRoundingObscuredLines()
+
+    def _draw_row(self, st: Any, xs: tuple[list[str], list[float]], row: Sequence[Any],
+                  rowstyle: Sequence[Any], rowpos: float, rowheight: float) -> None:  # fmt: skip
+        """A row whose cells all draw alike (style ``st``, left-aligned, middle): the font set
+        once, the row's y formatted once, each text as ``draw_string``'s operators, each box
+        or swatch as the form reference ``Flowable.drawOn`` writes."""
+        self._style_cell(st)
+        canv = self.canv
+        code = canv._code
+        font = canv._fontname
+        known = ops_cache(font)
+        forms = _known_forms(canv)
+        lefts, x_at = xs
+        y = (rowpos + (st.bottomPadding + rowheight - st.topPadding
+                       + st.leading) / 2.0 - st.fontsize)  # fmt: skip
+        ys = fp_str(y)
+        for j, cellval in enumerate(row):
+            kind = type(cellval)
+            if kind is str:
+                coded = known.get(cellval) or text_ops(font, cellval)
+                if coded and "\n" not in cellval:
+                    code.append(f"BT 1 0 0 1 {lefts[j]} {ys} Tm {coded}")
+                    continue
+            elif kind in _FORM_CELLS and cellval.form in forms:
+                h = cellval.height
+                fy = rowpos + (rowheight + st.bottomPadding - st.topPadding + h) / 2.0
+                code += ("q", f"1 0 0 1 {fp_str(x_at[j], fy - h)} cm",
+                         f"/{forms[cellval.form]} Do", "Q")  # fmt: skip
+                canv._formsinuse.append(cellval.form)
+                continue
+            self._drawCell(cellval, rowstyle[j], (self._colpositions[j], rowpos),
+                           (self._colWidths[j], rowheight))  # fmt: skip
+            if kind in _FORM_CELLS and canv.hasForm(cellval.form):
+                forms[cellval.form] = canv._doc.getXObjectName(cellval.form)
 
     def _drawCell(self, cellval: Any, cellstyle: Any, pos: Any, size: Any) -> None:
         just = cellstyle.alignment
@@ -75,7 +159,7 @@ class FastTable(Table):
 
     def _style_cell(self, cellstyle: Any) -> None:
         """As reportlab: set the fill colour and font when the cell's style differs."""
-        cur: Any = self._curcellstyle  # type: ignore[has-type]  # set by Table.draw
+        cur: Any = self._curcellstyle  # set by draw
         if cur is not cellstyle:
             if cur is None or cellstyle.color != cur.color:
                 self.canv.setFillColor(cellstyle.color)
@@ -87,6 +171,37 @@ class FastTable(Table):
             ):
                 self.canv.setFont(cellstyle.fontname, cellstyle.fontsize, cellstyle.leading)
             self._curcellstyle = cellstyle
+
+
+def _look(s: Any) -> tuple[Any, ...]:
+    """What of a cell style decides how its cell is drawn (two cells alike draw alike)."""
+    return (s.color, s.fontname, s.fontsize, s.leading, s.alignment, s.valign, s.leftPadding,
+            s.rightPadding, s.topPadding, s.bottomPadding, s.href, s.destination, s.direction,
+            s.shaping)  # fmt: skip
+
+
+def row_styles(cell_styles: Sequence[Sequence[Any]]) -> list[Any]:
+    """Per row, its first cell's style where every cell of the row draws alike with it, left-
+    aligned and centred in height, with no link or text direction (``FastTable._draw_row``
+    writes such a row in one pass); None where the row must be drawn cell by cell."""
+    out: list[Any] = []
+    for styles in cell_styles:
+        first = styles[0] if styles else None
+        ok = (first is not None and first.alignment == "LEFT" and first.valign == "MIDDLE"
+              and not (first.href or first.destination or first.direction or first.shaping))  # fmt: skip
+        if ok:
+            look = _look(first)
+            ok = all(s is first or _look(s) == look for s in styles)
+        out.append(first if ok else None)
+    return out
+
+
+def _known_forms(canv: Any) -> dict[str, str]:
+    """The forms this canvas has drawn (name -> its XObject name), kept on the canvas."""
+    forms: dict[str, str] | None = getattr(canv, "_railplan_forms", None)
+    if forms is None:
+        forms = canv._railplan_forms = {}
+    return forms
 
 
 def grid_style(header_rows: int = 1, extra: Sequence[tuple[Any, ...]] = ()) -> TableStyle:
@@ -121,7 +236,7 @@ NOTE_H = 4.5 * mm
 _TABLE_OPS = frozenset({"BACKGROUND", "ROWBACKGROUNDS", "COLBACKGROUNDS", "SPAN", "NOSPLIT",
                         "ROUNDEDCORNERS", "GRID", "BOX", "OUTLINE", "INNERGRID", "LINEBELOW",
                         "LINEABOVE", "LINEBEFORE", "LINEAFTER"})  # fmt: skip
-_CELL_STYLES: dict[tuple[str, int, int], list[list[Any]]] = {}
+_CELL_STYLES: dict[tuple[str, int, int], tuple[list[list[Any]], list[Any]]] = {}
 
 
 def styled_table(
@@ -143,11 +258,12 @@ def styled_table(
             _CELL_STYLES.clear()
         template = Table(rows, colWidths=list(widths), rowHeights=row_h)
         template.setStyle(TableStyle(cell))
-        shared = _CELL_STYLES[key] = template._cellStyles
+        shared = _CELL_STYLES[key] = (template._cellStyles, row_styles(template._cellStyles))
     # the rows hold text and flowables only (no None for reportlab to blank): no copy of them
     normalized = all(v is not None for r in rows for v in r)
     t = FastTable(rows, colWidths=list(widths), rowHeights=row_h, normalizedData=normalized,
-                  cellStyles=[list(r) for r in shared])  # fmt: skip
+                  cellStyles=[list(r) for r in shared[0]])  # fmt: skip
+    t.row_styles = shared[1]
     t.setStyle(TableStyle([c for c in cmds if c[0] in _TABLE_OPS]))
     return t
 
@@ -238,14 +354,14 @@ class RowsTable(Flowable):
             canvas.saveState()
             canvas.setFont(BOLD, 11)
             canvas.setFillColor(INK)
-            canvas.drawString(x, y + height - CAPTION_H + 2 * mm, f"{self.caption} (continued)")
+            draw_string(canvas, x, y + height - CAPTION_H + 2 * mm, f"{self.caption} (continued)")
             canvas.restoreState()
         if self.continues:
             canvas.saveState()
             canvas.setFont(FONT, 7.5)
             canvas.setFillColor(INK)
-            canvas.drawRightString(x + sum(self.widths), y + 1.2 * mm,
-                                   f"{self.caption} continued on next page")  # fmt: skip
+            draw_string(canvas, x + sum(self.widths), y + 1.2 * mm,
+                        f"{self.caption} continued on next page", "right")  # fmt: skip
             canvas.restoreState()
 
     def all_rows(self) -> Sequence[Sequence[Any]]:
@@ -288,21 +404,13 @@ def kv_table(rows: Sequence[tuple[str, str]], widths: tuple[float, float]) -> Ta
     return t
 
 
-#: a cell's text sits between 2 pt paddings (``grid_style``); the widest glyph of Helvetica
-#: ('@') is 1.015 em, a bound that spares measuring most strings of a long column
+#: a cell's text sits between 2 pt paddings (``grid_style``)
 PAD = 4.0
-_WIDEST_EM = 1.015
 
 
 def widest(texts: Sequence[str], font: str = FONT, size: float = 7) -> float:
-    """The width in points of the widest of ``texts`` (measured with reportlab's
-    ``stringWidth``, longest strings first, stopping where no shorter one can be wider)."""
-    best = 0.0
-    for text in sorted(set(texts), key=len, reverse=True):
-        if len(text) * size * _WIDEST_EM <= best:
-            break
-        best = max(best, stringWidth(text, font, size))
-    return best
+    """The width in points of the widest of ``texts`` (reportlab's ``stringWidth``)."""
+    return max_width(texts, font, size)
 
 
 def fit_widths(
@@ -316,9 +424,10 @@ def fit_widths(
     to ``floor`` pt) when the widest cells of all columns together exceed ``total``.
     """
     need: list[float] = []
-    for j, head in enumerate(header):
-        texts = [r[j] for r in rows if isinstance(r[j], str)]
-        shapes = [r[j].wrap(0, 0)[0] for r in rows[:50] if isinstance(r[j], Flowable)]
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in header]
+    for head, column in zip(header, columns, strict=True):
+        texts = [v for v in column if isinstance(v, str)]
+        shapes = [v.wrap(0, 0)[0] for v in column[:50] if isinstance(v, Flowable)]
         need.append(max(widest([head], BOLD, size), widest(texts, FONT, size), *shapes, 0) + PAD)
     spare = total - sum(need)
     if spare >= 0:

@@ -311,8 +311,9 @@ def _nccl_section(section: Section, number: int, frame: tuple[float, float]) -> 
     def ends(t: PlanTest) -> list[str]:
         env = dict(t.env)
         who = " + ".join(t.nodes) if len(t.nodes) <= 2 else f"{len(t.nodes)} nodes"
-        extra = " ".join(f"{k}={env[k]}" for k in ("NCCL_ALGO", "NCCL_TESTS_SPLIT") if k in env)
-        return [t.kind.replace("nccl_", ""), who, extra or "-"]
+        keys = ("NCCL_ALGO", "NCCL_TESTS_SPLIT", "NCCL_TESTS_SPLIT_MASK")
+        extra = " ".join(f"{k}={env[k]}" for k in keys if k in env)
+        return [t.kind.replace("nccl_", "").replace("ladder_", ""), who, extra or "-"]
 
     header = ["Test", "Collective", "Nodes", "Environment", "Expected avg busbw",
               "Pass", "Measured", "Why", ""]  # fmt: skip
@@ -342,6 +343,10 @@ def testplan_story(plan: TestPlan, info: DocInfo) -> list[Flowable]:
         "rdma": lambda s, n: _rdma_section(s, n, land),
         "pairs": lambda s, n: _pairs_section(plan, s, n, land),
         "nccl": lambda s, n: _nccl_section(s, n, land),
+        "ladder": lambda s, n: _nccl_section(s, n, land),
+        "fabric": lambda s, n: _nccl_section(s, n, land),
+        "dcgm": lambda s, n: _nccl_section(s, n, land),
+        "burnin": lambda s, n: _nccl_section(s, n, land),
     }
     for n, section in enumerate(plan.sections, start=1):
         if n > 1:

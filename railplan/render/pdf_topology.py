@@ -1,5 +1,7 @@
 """The topology figure (sheets page, ``railplan sheets --figure``): tiers as rows of boxes.
 
+A Matrix is drawn by ``topology_matrix`` instead: its leaf groups as two columns.
+
 The boxes and bundles are ``fabric_graph``'s, the grouping the DOT export uses, for one
 plane; the figure is a reportlab ``Drawing``, so the same code draws the sheets' page and a
 stand-alone SVG or PDF (``figure_bytes``).
@@ -18,8 +20,9 @@ from reportlab.platypus import Flowable
 from railplan.design import Design
 from railplan.render import pdf_common as pc
 from railplan.render.fabric_graph import Box, FabricGraph, fabric_graph
+from railplan.render.topology_matrix import matrix_drawing, matrix_figure
 
-#: boxes per tier row; Matrix draws nodes to both leaf groups, so fewer, wider boxes there
+#: boxes per tier row; Matrix draws nodes, A leaves and B leaves as columns of at most 8
 MAX_BOXES = 12
 MATRIX_BOXES = 8
 #: box pairs between two rows up to which each line is labelled with its bundle size
@@ -35,9 +38,11 @@ def row_name(box: Box) -> str:
 
 
 def figure_graph(design: Design, plane: int = 0) -> FabricGraph:
-    """The figure's boxes: ``fabric_graph`` of one plane, at most ``MAX_BOXES`` per tier."""
-    most = MATRIX_BOXES if design.topology == "matrix" else MAX_BOXES
-    return fabric_graph(design, most, plane)
+    """The figure's boxes: ``fabric_graph`` of one plane, at most ``MAX_BOXES`` per tier (a
+    Matrix: ``MATRIX_BOXES`` per role, nodes and both leaf groups grouped alike)."""
+    if design.topology == "matrix":
+        return fabric_graph(design, MATRIX_BOXES, plane, per_role=True)
+    return fabric_graph(design, MAX_BOXES, plane)
 
 
 def _detail(design: Design, box: Box, models: dict[str, str]) -> str:
@@ -231,18 +236,14 @@ def _legend(
     for k, text in enumerate(lines[:3]):
         group.add(_text(0, height - 4 * mm - k * 9, text, 7))
     skips = any(lay.row_of[b] - lay.row_of[a] > 1 for a, b, _ in bundles)
-    group.add(_line_key(height - 4 * mm - min(len(lines), 3) * 9, design.topology, skips))
+    group.add(_line_key(height - 4 * mm - min(len(lines), 3) * 9, skips))
     return group
 
 
-def _line_key(y: float, topology: str, skips: bool) -> Group:
+def _line_key(y: float, skips: bool) -> Group:
     """The key to the line styles: solid between adjacent rows, dashed grey past a row (when
-    a line does)."""
-    past = (
-        "nodes to their leaf B (each node's B-side NIC ports), drawn beside the A leaves"
-        if topology == "matrix"
-        else "links that skip a row, drawn beside that row's boxes"
-    )
+    a line does; the Matrix, whose lines did, has its own figure: ``topology_matrix``)."""
+    past = "links that skip a row, drawn beside that row's boxes"
     keys: list[tuple[list[float] | None, object, str]] = [
         (None, pc.INK, "links between adjacent rows")
     ]
@@ -260,8 +261,11 @@ def _line_key(y: float, topology: str, skips: bool) -> Group:
 
 
 def topology_drawing(design: Design, width: float, height: float, plane: int = 0) -> Drawing:
-    """The figure, ``width`` x ``height`` points: legend on top, tiers below, cores first."""
+    """The figure, ``width`` x ``height`` points: legend on top, tiers below, cores first (a
+    Matrix: its two leaf groups as columns either side of the nodes, see ``topology_matrix``)."""
     graph = figure_graph(design, plane)
+    if design.topology == "matrix":
+        return matrix_drawing(design, matrix_figure(design, graph, width, height, plane))
     lay = _Layout(graph, width, height, 16 * mm)
     bundles = _ordered(graph, lay)
     meshes = _meshes(lay, bundles)

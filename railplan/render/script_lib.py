@@ -19,7 +19,7 @@ LIB = """#!/usr/bin/env bash
 RESULTS="${RESULTS:-$PWD/results}"
 DATA="${DATA:-$HERE/data}"
 HOSTFILE="${HOSTFILE:-$HERE/hosts}"
-NCCL_TESTS="${NCCL_TESTS:-/opt/nccl-tests/build}"
+NCCL_TESTS="${NCCL_TESTS:-@TESTS_DIR@}"
 MPIRUN="${MPIRUN:-mpirun}"
 read -r -a SSH_CMD <<< "${SSH:-ssh -o BatchMode=yes -o ConnectTimeout=10}"
 read -r -a MPI_EXTRA <<< "${MPIRUN_ARGS:-}"
@@ -69,15 +69,16 @@ judge_perftest() {  # judge_perftest TEST TOOL THRESHOLD BETTER FILE
     verdict "$test" FAIL "$value $unit (pass $better than $threshold $unit)"
   fi
 }
-judge_nccl() {  # judge_nccl TEST THRESHOLD LOG EXIT_STATUS
-  local test="$1" threshold="$2" file="$3" code="$4" avg net gdr
+judge_nccl() {  # judge_nccl TEST THRESHOLD LOG EXIT_STATUS [NODES]: one node has no NET channel
+  local test="$1" threshold="$2" file="$3" code="$4" nodes="${5:-2}" avg net gdr
   avg="$(awk -F: '/Avg bus bandwidth/ { split($2, w, " "); v = w[1] } END { print v }' "$file")"
   net="$(grep -c 'via NET/' "$file" || true)"
   gdr="$(grep -c 'via NET/[^ ]*/GDRDMA' "$file" || true)"
   local detail="Avg bus bandwidth ${avg:-none} GB/s (pass >= $threshold); GDRDMA on $gdr/$net NET channels"
   if [ -z "$avg" ]; then
     verdict "$test" FAIL "not measured: no 'Avg bus bandwidth' (exit $code, see $file)"
-  elif [ "$code" != 0 ] || ! ge "$avg" "$threshold" || [ "$net" = 0 ] || [ "$gdr" != "$net" ]; then
+  elif [ "$code" != 0 ] || ! ge "$avg" "$threshold" \\
+      || { [ "$nodes" != 1 ] && { [ "$net" = 0 ] || [ "$gdr" != "$net" ]; }; }; then
     verdict "$test" FAIL "$detail; exit $code"
   else
     verdict "$test" OK "$detail"
@@ -87,11 +88,13 @@ judge_nccl() {  # judge_nccl TEST THRESHOLD LOG EXIT_STATUS
 
 NODE_PROBE_TEMPLATE = """#!/usr/bin/env bash
 # Collect one node's checks into DIR and judge them (run on the node: directly, over ssh or
-# under srun). Last line: "VERDICT OK|FAIL <figures>[; <problems>]". A check that cannot be
-# measured (missing tool, lspci without root) is a problem, never a zero count.
-# usage: node_probe.sh DIR GID_INDEX PRIORITY RATE_GBPS MTU DEVICE...  (SYSFS: another /sys)
+# under srun). Last line: "VERDICT OK|FAIL <figures>[; <problems>][; not measured: ...]".
+# A check whose tool is not installed is "not measured" (its file says so, the grader reports
+# it missing): it does not fail the node, and it is never a zero count or a pass.
+# usage: node_probe.sh DIR GID_INDEX PRIORITY RATE_GBPS MTU DEVICE...  (SYSFS, PROCFS: others)
 set -uo pipefail
 sys="${SYSFS:-/sys}"
+proc="${PROCFS:-/proc}"
 dir="$1"
 gid="$2"
 prio="$3"
@@ -101,29 +104,72 @@ shift 5
 n=$#
 mkdir -p "$dir"
 problems=()
-for tool in lspci lsmod ibstat ibv_devinfo nvidia-smi; do
-  command -v "$tool" > /dev/null || problems+=("$tool not installed")
-done
-@QOS_TOOL@if [ "$(id -u)" = 0 ]; then
-  lspci -vvv > "$dir/lspci.txt" 2>&1
-elif sudo -n true 2> /dev/null; then
-  # shellcheck disable=SC2024  # the file is ours: only lspci needs root
-  sudo -n lspci -vvv > "$dir/lspci.txt" 2>&1
+unmeasured=()
+have() { command -v "$1" > /dev/null; }
+absent() {  # absent FILE TOOL CHECKS: the tool is not installed, its checks not measured
+  printf 'railplan: not measured: %s not installed\\n' "$2" > "$dir/$1"
+  unmeasured+=("$3 ($2 not installed)")
+}
+measured() { ! grep -q '^railplan: not measured' "$dir/$1" 2> /dev/null; }
+@QOS_TOOL@summary=""
+if ! have lspci; then
+  absent lspci.txt lspci "acs_srcvalid_on, pcie_below_nominal"
+  summary="acs_srcvalid_on=nm pcie_below_nominal=nm"
 else
-  lspci -vvv > "$dir/lspci.txt" 2>&1
-  problems+=("not root and sudo -n refused: ACS not measured")
+  if [ "$(id -u)" = 0 ]; then
+    lspci -vvv > "$dir/lspci.txt" 2>&1
+  elif sudo -n true 2> /dev/null; then
+    # shellcheck disable=SC2024  # the file is ours: only lspci needs root
+    sudo -n lspci -vvv > "$dir/lspci.txt" 2>&1
+  else
+    lspci -vvv > "$dir/lspci.txt" 2>&1
+    problems+=("not root and sudo -n refused: ACS not measured")
+  fi
+  if grep -q 'access denied' "$dir/lspci.txt"; then
+    problems+=("lspci shows <access denied>: ACS not measured")
+  fi
+  acs="$(grep -c 'ACSCtl:.*SrcValid+' "$dir/lspci.txt" || true)"
+  # PCIe: every NIC's LnkSta speed and width, every GPU's width, at its LnkCap (GPUs slow their
+  # link when idle); "links below" counts the rest, "links 0" means lspci showed none. AMD
+  # Instinct GPUs are "Processing accelerators", NVIDIA's "3D controller".
+  read -r links below <<< "$(awk '
+    /^[0-9a-f]/ { k = ""; c = $0; sub(/^[^ ]+ /, "", c); sub(/:.*/, "", c); sub(/ \\[[0-9a-f]+\\]$/, "", c)
+      if (c == "Infiniband controller" || c == "Ethernet controller") k = "nic"
+      if (c == "3D controller" || c == "VGA compatible controller" || c == "Display controller" \\
+          || c == "Processing accelerators") k = "gpu"
+      cap = 0; next }
+    k != "" && /LnkCap:|LnkSta:/ && match($0, /Speed [0-9.]+GT\\/s/) {
+      sp = substr($0, RSTART + 6, RLENGTH - 10) + 0
+      if (!match($0, /Width x[0-9]+/)) next
+      w = substr($0, RSTART + 7, RLENGTH - 7) + 0
+      if ($0 ~ /LnkCap:/) { cs = sp; cw = w; cap = 1; next }
+      if (!cap) next
+      n++; cap = 0
+      if (w < cw || (k == "nic" && sp < cs)) b++ }
+    END { print n + 0, b + 0 }' "$dir/lspci.txt")"
+  summary="acs_srcvalid_on=$acs pcie_below_nominal=$below/$links"
+  [ "$acs" = 0 ] || problems+=("ACS SrcValid+ on $acs device(s)")
+  [ "$links" != 0 ] || problems+=("no NIC or GPU PCIe link status in lspci: PCIe not measured")
+  [ "$below" = 0 ] || problems+=("$below NIC/GPU PCIe link(s) below LnkCap (lspci LnkSta)")
 fi
-if grep -q 'access denied' "$dir/lspci.txt"; then
-  problems+=("lspci shows <access denied>: ACS not measured")
+if have lsmod; then
+  lsmod > "$dir/lsmod.txt" 2>&1
+elif [ -r "$proc/modules" ]; then
+  cat "$proc/modules" > "$dir/lsmod.txt"
+else
+  absent lsmod.txt lsmod "@PEER_METRIC@"
 fi
-lsmod > "$dir/lsmod.txt" 2>&1
-nvidia-smi topo -m > "$dir/topo.txt" 2>&1
-: > "$dir/ibstat.txt"
-: > "$dir/ibv_devinfo.txt"
+@GPU_PROBE@for tool in ibstat ibv_devinfo; do
+  if have "$tool"; then
+    : > "$dir/$tool.txt"
+  else
+    absent "$tool.txt" "$tool" "$([ "$tool" = ibstat ] && echo ports_active, ports_at_rate || echo ports_mtu)"
+  fi
+done
 : > "$dir/roce.txt"
 for dev in "$@"; do
-  ibstat "$dev" >> "$dir/ibstat.txt" 2>&1
-  ibv_devinfo -d "$dev" >> "$dir/ibv_devinfo.txt" 2>&1
+  have ibstat && ibstat "$dev" >> "$dir/ibstat.txt" 2>&1
+  have ibv_devinfo && ibv_devinfo -d "$dev" >> "$dir/ibv_devinfo.txt" 2>&1
   if [ "$gid" -ge 0 ]; then
     type_file="$sys/class/infiniband/$dev/ports/1/gid_attrs/types/$gid"
     gid_type="$(cat "$type_file" 2>/dev/null || echo missing)"
@@ -135,70 +181,42 @@ for dev in "$@"; do
       "${pfc:-0}" "$ecn" >> "$dir/roce.txt"
   fi
 done
-acs="$(grep -c 'ACSCtl:.*SrcValid+' "$dir/lspci.txt" || true)"
-# PCIe: every NIC's LnkSta speed and width, every GPU's width, at its LnkCap (GPUs slow their
-# link when idle); "links below" counts the rest, "links 0" means lspci showed none
-read -r links below <<< "$(awk '
-  /^[0-9a-f]/ { k = ""; c = $0; sub(/^[^ ]+ /, "", c); sub(/:.*/, "", c)
-    if (c == "Infiniband controller" || c == "Ethernet controller") k = "nic"
-    if (c == "3D controller" || c == "VGA compatible controller" || c == "Display controller") k = "gpu"
-    cap = 0; next }
-  k != "" && /LnkCap:|LnkSta:/ && match($0, /Speed [0-9.]+GT\\/s/) {
-    sp = substr($0, RSTART + 6, RLENGTH - 10) + 0
-    if (!match($0, /Width x[0-9]+/)) next
-    w = substr($0, RSTART + 7, RLENGTH - 7) + 0
-    if ($0 ~ /LnkCap:/) { cs = sp; cw = w; cap = 1; next }
-    if (!cap) next
-    n++; cap = 0
-    if (w < cw || (k == "nic" && sp < cs)) b++ }
-  END { print n + 0, b + 0 }' "$dir/lspci.txt")"
-peermem="$(grep -c '^nvidia_peermem' "$dir/lsmod.txt" || true)"
-active="$(grep -c 'State: Active' "$dir/ibstat.txt" || true)"
-# ibstat: "State: Active" then "Rate: 400" for each port; count Active ports at the planned rate
-at_rate="$(awk -v r="$rate" '/State:/ && !/Physical/ { up = ($2 == "Active") }
-  /Rate:/ { if (up && $2 + 0 == r + 0) n++ } END { print n + 0 }' "$dir/ibstat.txt")"
-mtu_ok="$(awk -v m="$mtu" '$1 == "active_mtu:" && $2 + 0 == m + 0 { n++ } END { print n + 0 }' \\
-  "$dir/ibv_devinfo.txt")"
-# nvidia-smi topo -m: the i-th device (of n) must be PIX or PXB from GPU i x gpus / n, the GPU
-# its rail pairs it with; NIC columns are renamed by the "NIC Legend" (NIC0: <RDMA device>) when printed
-read -r near far <<< "$(awk -v devs="$*" '
-  BEGIN { n = split(devs, d, " ") }
-  $1 ~ /^NIC[0-9]+:$/ { k = $1; sub(/:$/, "", k); legend[k] = $2; next }
-  !hdr && $1 == "GPU0" && $2 != "X" { hdr = 1; for (i = 1; i <= NF && $i != "CPU"; i++) col[i] = $i; nc = i - 1; next }
-  hdr && $1 ~ /^GPU[0-9]+$/ { g++; for (i = 1; i <= nc; i++) cell[$1, col[i]] = $(i + 1) }
-  END {
-    for (i = 1; i <= nc; i++) idx[(col[i] in legend) ? legend[col[i]] : col[i]] = col[i]
-    for (j = 1; j <= n; j++) {
-      gpu = "GPU" int((j - 1) * g / n)
-      p = (d[j] in idx) ? cell[gpu, idx[d[j]]] : ""
-      if (p == "PIX" || p == "PXB") near++
-      else far = far "," d[j] "=" (p == "" ? "absent" : p) "@" gpu
-    }
-    print near + 0, (far == "" ? "-" : substr(far, 2))
-  }' "$dir/topo.txt")"
-summary="acs_srcvalid_on=$acs pcie_below_nominal=$below/$links nvidia_peermem=$peermem"
-summary+=" ports_active=$active/$n"
-summary+=" ports_mtu=$mtu_ok/$n"
-[ "$acs" = 0 ] || problems+=("ACS SrcValid+ on $acs device(s)")
-[ "$links" != 0 ] || problems+=("no NIC or GPU PCIe link status in lspci: PCIe not measured")
-[ "$below" = 0 ] || problems+=("$below NIC/GPU PCIe link(s) below LnkCap (lspci LnkSta)")
-[ "$peermem" -ge 1 ] || problems+=("nvidia_peermem not loaded")
-[ "$active" = "$n" ] || problems+=("$active of $n ports Active")
-if [ "$rate" != 0 ]; then  # 0: bonded NICs, whose member ports are checked with ethtool
+if measured ibstat.txt; then
+  active="$(grep -c 'State: Active' "$dir/ibstat.txt" || true)"
+  # ibstat: "State: Active" then "Rate: 400" for each port; count Active ports at the planned rate
+  at_rate="$(awk -v r="$rate" '/State:/ && !/Physical/ { up = ($2 == "Active") }
+    /Rate:/ { if (up && $2 + 0 == r + 0) n++ } END { print n + 0 }' "$dir/ibstat.txt")"
+  summary+=" ports_active=$active/$n"
+  [ "$active" = "$n" ] || problems+=("$active of $n ports Active")
+else
+  summary+=" ports_active=nm"
+fi
+if measured ibv_devinfo.txt; then
+  mtu_ok="$(awk -v m="$mtu" '$1 == "active_mtu:" && $2 + 0 == m + 0 { n++ } END { print n + 0 }' \\
+    "$dir/ibv_devinfo.txt")"
+  summary+=" ports_mtu=$mtu_ok/$n"
+  [ "$mtu_ok" = "$n" ] || problems+=("$mtu_ok of $n ports at active MTU $mtu")
+else
+  summary+=" ports_mtu=nm"
+fi
+if [ "$rate" != 0 ] && measured ibstat.txt; then  # 0: bonded NICs, member ports by ethtool
   summary+=" ports_at_rate=$at_rate/$n"
   [ "$at_rate" = "$n" ] || problems+=("$at_rate of $n ports at $rate Gb/s")
 fi
-[ "$mtu_ok" = "$n" ] || problems+=("$mtu_ok of $n ports at active MTU $mtu")
-summary+=" nics_near_gpu=$near/$n"
-[ "$near" = "$n" ] || problems+=("$near of $n NICs at PIX/PXB from their GPU (nvidia-smi topo -m: $far)")
-if [ "$gid" -ge 0 ]; then
-  roce_ok="$(grep -c 'RoCE v2 pfc=1 ecn=1' "$dir/roce.txt" || true)"
+@GPU_JUDGE@if [ "$gid" -ge 0 ]; then
+  # a value a missing tool could not read is na: not measured, neither a pass nor a fail
+  roce_ok="$(grep -c -E 'RoCE v2 pfc=(1|na) ecn=(1|na)$' "$dir/roce.txt" || true)"
   summary+=" roce_ok=$roce_ok/$n"
-  [ "$roce_ok" = "$n" ] || problems+=("$roce_ok of $n ports with RoCE v2 GID $gid, PFC and ECN on $prio")
+  [ "$roce_ok" = "$n" ] || problems+=("$((n - roce_ok)) of $n ports without RoCE v2 GID $gid, PFC or ECN on $prio")
 @QOS_CHECK@fi
+notes=""
+if [ "${#unmeasured[@]}" -gt 0 ]; then
+  notes="; not measured: $(printf '%s; ' "${unmeasured[@]}")"
+  notes="${notes%; }"
+fi
 if [ "${#problems[@]}" -eq 0 ]; then
-  printf 'VERDICT OK %s\\n' "$summary"
+  printf 'VERDICT OK %s%s\\n' "${summary# }" "$notes"
 else
-  printf 'VERDICT FAIL %s; %s\\n' "$summary" "$(IFS=';'; printf '%s' "${problems[*]}")"
+  printf 'VERDICT FAIL %s; %s%s\\n' "${summary# }" "$(IFS=';'; printf '%s' "${problems[*]}")" "$notes"
 fi
 """

@@ -30,6 +30,7 @@ from railplan.render.scripts_slurm import (
 from railplan.render.scripts_vendor import node_probe
 from railplan.render.shell import shell_word, unsafe_names
 from railplan.testplan import PlanTest, TestPlan
+from railplan.testplan.nccl import binary_of
 
 Files = dict[str, str]
 
@@ -173,7 +174,7 @@ nccl_run() {  # nccl_run TEST_ID BINARY HOSTS ENV THRESHOLD: one nccl-tests job 
   "$MPIRUN" -np $((n * GPUS_PER_NODE)) "${where[@]}" --bind-to numa "${MPI_EXTRA[@]}" \\
     "${args[@]}" "$NCCL_TESTS/$binary" -b @MINB@ -e @MAXB@ -f 2 -g 1 \\
     > "$RESULTS/$test/nccl.log" 2>&1 < /dev/null || code=$?
-  judge_nccl "$test" "$threshold" "$RESULTS/$test/nccl.log" "$code"
+  judge_nccl "$test" "$threshold" "$RESULTS/$test/nccl.log" "$code" "$n"
 }
 """
 
@@ -196,15 +197,124 @@ while IFS=$'\\t' read -r test binary hosts env threshold; do
 done < <(rows nccl.tsv)
 """
 
+FABRIC_IB = """
+# ibdiagnet from the first host: routing validation (credit loops) and, on a fat-tree, --ft
+test=FABRIC-IB
+out="$RESULTS/$test"
+mkdir -p "$out"
+first="$(awk 'NF { print $1; exit }' "$HOSTFILE")"
+if ! on_node "$first" bash -c 'command -v ibdiagnet' > /dev/null 2>&1 < /dev/null; then
+  echo "railplan: not measured: ibdiagnet not installed on $first" > "$out/ibdiagnet2.log"
+  verdict "$test" OK "not measured: ibdiagnet not installed on $first"
+  exit 0
+fi
+on_node "$first" ibdiagnet @IBDIAG@ -o /tmp/railplan-fabric > "$out/ibdiagnet.out" 2>&1 < /dev/null || true
+on_node "$first" cat /tmp/railplan-fabric/ibdiagnet2.log > "$out/ibdiagnet2.log" 2> /dev/null < /dev/null || true
+errors="$(grep -c '^[[:space:]]*-E-' "$out/ibdiagnet2.log" || true)"
+if [ ! -s "$out/ibdiagnet2.log" ]; then
+  verdict "$test" FAIL "no ibdiagnet2.log from $first (see $out/ibdiagnet.out)"
+elif [ "$errors" = 0 ]; then
+  verdict "$test" OK "ibdiagnet @IBDIAG@: no errors"
+else
+  verdict "$test" FAIL "ibdiagnet @IBDIAG@: $errors error(s): $(grep -m 1 '^[[:space:]]*-E-' "$out/ibdiagnet2.log")"
+fi
+"""
+
+DCGM = """
+# dcgmi diag at this phase's run level on every node at once (data/dcgm.tsv)
+level="${1:-1}"
+log "dcgmi diag -r $level: $(rows dcgm.tsv | awk -v l="$level" '$3 == l' | wc -l) node(s)"
+while IFS=$'\\t' read -r test node lvl; do
+  [ "$lvl" = "$level" ] || continue
+  (
+    out="$RESULTS/$test"
+    mkdir -p "$out"
+    if ! remote "$node" bash -c 'command -v dcgmi' > /dev/null 2>&1 < /dev/null; then
+      echo "railplan: not measured: dcgmi not installed on $node" > "$out/dcgm.txt"
+      verdict "$test" OK "not measured: dcgmi not installed on $node (NVIDIA GPUs only)"
+      exit 0
+    fi
+    remote "$node" dcgmi diag -r "$level" > "$out/dcgm.txt" 2>&1 < /dev/null || true
+    fails="$(grep -c -E '^\\|[^|]*\\|[[:space:]]*Fail' "$out/dcgm.txt" || true)"
+    known="$(grep -c -E '^\\|[^|]*\\|[[:space:]]*(Pass|Fail|Warn|Skip)' "$out/dcgm.txt" || true)"
+    if [ "$known" = 0 ]; then
+      verdict "$test" FAIL "no dcgmi diag -r $level results from $node (see $out/dcgm.txt)"
+    elif [ "$fails" = 0 ]; then
+      verdict "$test" OK "dcgmi diag -r $level: $known test(s), none Fail"
+    else
+      verdict "$test" FAIL "dcgmi diag -r $level: $fails of $known test(s) Fail"
+    fi
+  ) &
+done < <(rows dcgm.tsv)
+wait
+"""
+
 RUN_ALL = """
-# the link-quality snapshots bracket the RDMA, pair and NCCL steps: they are its soak
-for step in 00_node_checks 10_cabling "50_link_quality start" 20_rdma 30_pairs 40_nccl \\
-    "50_link_quality finish"; do
-  log "== $step"
+# the link-quality snapshots bracket the RDMA, pair, NCCL, ladder and burn-in steps: the soak
+for step in 00_node_checks "05_dcgm 1" 10_cabling 15_fabric "50_link_quality start" 20_rdma \\
+    30_pairs 40_nccl 60_ladder 70_burnin "50_link_quality finish" "05_dcgm 3"; do
   read -r -a cmd <<< "$step"
+  [ -f "$HERE/${cmd[0]}.sh" ] || continue  # the ladder and burn-in are written when planned
+  log "== $step"
   "$HERE/${cmd[0]}.sh" "${cmd[@]:1}"
 done
 log "verdicts in $RESULTS/summary/verdicts.txt; grade with: railplan grade <design.json> $RESULTS"
+"""
+
+
+LADDER = """
+log "scale ladder: $(rows ladder.tsv | wc -l) run(s), one at a time, smallest rung first"
+while IFS=$'\\t' read -r test binary hosts env threshold; do
+  nccl_run "$test" "$binary" "$hosts" "$env" "$threshold"
+done < <(rows ladder.tsv)
+"""
+
+BURNIN = """
+# burn-in: every node sends to its permutation partner on every device at once (data/burnin.tsv)
+BURNIN_S=@BURNS@
+read -r -a BURN_FLAGS <<< "-F --report_gbits -D $BURNIN_S @BURNRATE@"
+[ "$PROTOCOL" = ethernet ] && BURN_FLAGS+=(-x "$GID_INDEX")
+mkdir -p "$RESULTS/servers"
+log "burn-in: $(rows burnin.tsv | wc -l) node(s), ${#DEVICES[@]} device(s) each, $BURNIN_S s"
+while IFS=$'\\t' read -r test client server threshold qps; do
+  mkdir -p "$RESULTS/$test"
+  k=0
+  for dev in "${DEVICES[@]}"; do
+    on_node "$server" timeout $((BURNIN_S + 120)) ib_write_bw -d "$dev" "${BURN_FLAGS[@]}" \\
+      -q "$qps" -p $((@BURNTCP@ + k)) > "$RESULTS/servers/$test.$dev.log" 2>&1 < /dev/null &
+    k=$((k + 1))
+  done
+done < <(rows burnin.tsv)
+sleep "${SERVER_WAIT:-2}"
+while IFS=$'\\t' read -r test client server threshold qps; do
+  k=0
+  for dev in "${DEVICES[@]}"; do
+    on_node "$client" timeout $((BURNIN_S + 120)) ib_write_bw -d "$dev" "${BURN_FLAGS[@]}" \\
+      -q "$qps" -p $((@BURNTCP@ + k)) "$server" > "$RESULTS/$test/$dev.txt" 2>&1 < /dev/null &
+    k=$((k + 1))
+  done
+done < <(rows burnin.tsv)
+wait
+while IFS=$'\\t' read -r test client server threshold qps; do
+  slow="" low="" missing=""
+  for dev in "${DEVICES[@]}"; do
+    value="$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ { v = $4 } END { print v }' \\
+      "$RESULTS/$test/$dev.txt" 2> /dev/null)"
+    if [ -z "$value" ]; then
+      missing+=" $dev"
+    elif [ -z "$low" ] || ! ge "$value" "$low"; then
+      low="$value"
+      slow="$dev"
+    fi
+  done
+  if [ -n "$missing" ]; then
+    verdict "$test" FAIL "not measured: no ib_write_bw result on$missing (see $RESULTS/$test)"
+  elif ge "$low" "$threshold"; then
+    verdict "$test" OK "slowest $slow $low Gb/s (pass >= $threshold Gb/s)"
+  else
+    verdict "$test" FAIL "slowest $slow $low Gb/s (pass >= $threshold Gb/s): its rail and cable"
+  fi
+done < <(rows burnin.tsv)
 """
 
 
@@ -252,14 +362,19 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
         # bonded NICs (one device over several ports): their ibstat rate is not checked
         "RATE": shell_word(0 if bonded else int(design.shape.port_speed_gbps)),
         "MTU": shell_word(int(o.mtu)),
+        # AMD GPUs run rccl-tests (ROCm/rccl-tests), NVIDIA GPUs nccl-tests
+        "TESTS_DIR": "/opt/rccl-tests/build"
+        if plan.gpu_vendor == "amd"
+        else "/opt/nccl-tests/build",
         **_linkq_values(plan),
+        **_burnin_values(plan),
     }
     n_nodes = len(design.nodes)
     files: Files = {
         "hosts": "".join(f"{n.id} slots={design.shape.gpus}\n" for n in design.nodes),
         "switches": "".join(f"{s.id}\n" for s in design.switches),
         "lib.sh": _fill(LIB, values),
-        "node_probe.sh": node_probe(plan.nic_vendor),
+        "node_probe.sh": node_probe(plan.nic_vendor, plan.gpu_vendor),
     }
     tests = {s.key: s.tests for s in plan.sections}
     files["data/nodes.tsv"] = _tsv(("test", "node"), ((t.id, t.nodes[0]) for t in tests["node"]))
@@ -309,11 +424,27 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
     files["data/nccl.tsv"] = _tsv(
         ("test", "binary", "hosts", "env", "threshold"),
         (
-            (t.id, "all_reduce_perf" if "all_reduce" in t.kind else "alltoall_perf",
-             _hosts(t, n_nodes), _env(t), t.checks[0].threshold)
+            (t.id, binary_of(t.kind), _hosts(t, n_nodes), _env(t), t.checks[0].threshold)
             for t in tests["nccl"]
         ),
     )  # fmt: skip
+    if "ladder" in tests:
+        files["data/ladder.tsv"] = _tsv(
+            ("test", "binary", "hosts", "env", "threshold"),
+            ((t.id, binary_of(t.kind), _hosts(t, n_nodes), _env(t), t.checks[0].threshold)
+             for t in tests["ladder"]),
+        )  # fmt: skip
+    if "dcgm" in tests:
+        files["data/dcgm.tsv"] = _tsv(
+            ("test", "node", "level"),
+            ((t.id, t.nodes[0], t.id.split("-")[1][1:]) for t in tests["dcgm"]),
+        )
+    if "burnin" in tests:
+        files["data/burnin.tsv"] = _tsv(
+            ("test", "client", "server", "threshold", "qps"),
+            ((t.id, t.nodes[0], t.nodes[1], t.checks[0].threshold, t.qps)
+             for t in tests["burnin"]),
+        )  # fmt: skip
     steps = {
         "00_node_checks.sh": ("Node checks: ACS, GPUDirect RDMA, port state/rate/MTU, RoCE GID/PFC/ECN", NODE_CHECKS),
         "10_cabling.sh": ("As-built cabling: collect LLDP or IB discovery for railplan grade",
@@ -325,6 +456,18 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
                                ON_SSH + linkq_script(plan.protocol)),
         "run_all.sh": ("Every step in order", RUN_ALL),
     }  # fmt: skip
+    if "fabric" in tests:
+        steps["15_fabric.sh"] = ("Fabric checks: ibdiagnet routing (credit loops) and fat-tree "
+                                 "validation", ON_SSH + _fill(FABRIC_IB, {"IBDIAG": _ibdiag_flags(tests)}))  # fmt: skip
+    if "dcgm" in tests:
+        steps["05_dcgm.sh"] = ("DCGM diagnostics: 05_dcgm.sh 1 (node phase) | 3 (burn-in phase)",
+                               DCGM)  # fmt: skip
+    if "ladder" in tests:
+        steps["60_ladder.sh"] = ("Scale ladder: node, pair, rail, SU, pod, fabric x 4 collectives",
+                                 NCCL_RUN + LADDER)  # fmt: skip
+    if "burnin" in tests:
+        steps["70_burnin.sh"] = ("Burn-in: ib_write_bw on every device of every node at once",
+                                 ON_SSH + BURNIN)  # fmt: skip
     for name, (title, body) in steps.items():
         files[name] = _fill(HEADER, {**values, "TITLE": title}) + _fill(body, values)
     slurm = {
@@ -337,6 +480,10 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
             ON_SRUN + linkq_script(plan.protocol),
         ),
     }
+    if "ladder" in tests:
+        slurm["60_ladder"] = ("Scale ladder with srun", SLURM_NCCL_RUN + LADDER)
+    if "burnin" in tests:
+        slurm["70_burnin"] = ("Burn-in with srun", ON_SRUN + BURNIN)
     for name, (title, body) in slurm.items():
         head = _fill(SBATCH_HEAD, {**values, "TITLE": title, "NAME": name})
         files[f"slurm/{name}.sbatch"] = head + _fill(body, values)
@@ -364,14 +511,38 @@ def _linkq_values(plan: TestPlan) -> dict[str, str]:
     }
 
 
+def _ibdiag_flags(tests: dict[str, tuple[PlanTest, ...]]) -> str:
+    """``-r`` or ``-r --ft``: the flags the fabric test's command names."""
+    command = tests["fabric"][0].command[0]
+    return "-r --ft" if " --ft " in command else "-r"
+
+
+def _burnin_values(plan: TestPlan) -> dict[str, str]:
+    """The burn-in's duration, rate cap (perftest's software rate limiter) and first TCP port."""
+    from railplan.testplan.burnin import BURNIN_TCP
+
+    o = plan.options
+    rate = ""
+    if o.burnin_load < 1:
+        lanes = max(1, len(plan.devices) // max(1, len(set(plan.devices))))
+        cap = plan.line_rate_gbps * lanes * o.burnin_load
+        rate = f"--rate_limit={cap:g} --rate_units=g --rate_limit_type=SW"
+    return {
+        "BURNS": shell_word(int(o.burnin_s)),
+        "BURNRATE": rate,
+        "BURNTCP": shell_word(BURNIN_TCP),
+    }
+
+
 def _readme(plan: TestPlan) -> str:
     c = plan.coverage
+    peer = "amdgpu peer memory" if plan.gpu_vendor == "amd" else "nvidia_peermem"
     return (
         f"railplan test scripts for {plan.design} (design {plan.design_hash}, revision "
         f"{plan.revision})\n\n"
         "Run from a host that reaches every node by ssh (keys, no password) and has mpirun:\n"
         "  ./run_all.sh                 every step in order, or the steps one by one:\n"
-        "  ./00_node_checks.sh          ACS, nvidia_peermem, ports Active at rate and MTU, RoCE\n"
+        f"  ./00_node_checks.sh          ACS, {peer}, ports Active at rate and MTU, RoCE\n"
         "  ./10_cabling.sh              LLDP / IB discovery into results/asbuilt + manifest\n"
         "  ./20_rdma.sh                 ib_write_bw / ib_write_lat per path class\n"
         "  ./30_pairs.sh                two-node ring all-reduce pairs, round by round\n"
@@ -385,11 +556,13 @@ def _readme(plan: TestPlan) -> str:
         f"Coverage: {c.covered_links}/{c.inter_switch_links} switch-to-switch links, "
         f"{c.nodes_paired}/{c.nodes} nodes in {c.pairs} pairs ({c.rounds} rounds).\n"
         "Each step prints OK/FAIL per test into results/summary/verdicts.txt (the Slurm jobs too):\n"
-        "every threshold of the plan is checked (port state, rate and MTU, ACS, nvidia_peermem,\n"
+        f"every threshold of the plan is checked (port state, rate and MTU, ACS, {peer},\n"
         "RoCE GID/PFC/ECN, ib_write_bw/lat, nccl-tests' Avg bus bandwidth, GDRDMA on every NET\n"
         "channel, BER and uncorrectable-error growth over the soak), and what cannot be measured\n"
-        "(no root for lspci, a missing tool, no output, a perftest server that could not start,\n"
-        "a switch that does not answer) is a FAIL that says so. Concurrent ib_write_bw\n"
+        "(no root for lspci, no output, a perftest server that could not start, a switch that\n"
+        "does not answer) is a FAIL that says so; a node-check tool that is not installed leaves\n"
+        "its check 'not measured' (the node is not failed for it, the grader reports it missing).\n"
+        "Concurrent ib_write_bw\n"
         "servers on one node use distinct -p ports (data/rdma.tsv, column port).\n"
         "The full grade (with the diagnosis of slow pairs) is `railplan grade <design.json> results`.\n"
     )

@@ -5,7 +5,9 @@ the NCCL step (``run_all.sh`` does both; the Slurm chain submits them as its own
 InfiniBand one host runs ``ibdiagnet --pc --reset_phy_info`` then ``ibdiagnet --get_phy_info``
 (NVIDIA ibdiagnet User Manual) and the verdict reads ``ibdiagnet2.net_dump_ext``; on Ethernet
 every node runs ``linkq_probe.sh`` (``ethtool -S`` of each back-end netdev, judged on the node
-with the mlx5 counter names of the kernel's counters.rst) and every switch answers SONiC's
+with the mlx5 counter names of the kernel's counters.rst, and at finish ``ethtool -m``: each
+module's temperature and per-lane RX power against its own alarm thresholds) and every switch
+answers SONiC's
 ``show interfaces counters fec-stats``. A missing tool, an empty output or an unreachable
 device is a FAIL that says so, never a clean pass.
 """
@@ -39,6 +41,8 @@ for dev in "$@"; do
     continue
   fi
   ethtool -S "$netdev" > "$dir/ethtool-$dev-$phase.txt" 2>&1 || problems+=("ethtool -S $netdev failed")
+  # the module's own diagnostics and alarm thresholds (SFF-8472/8636, CMIS), after the soak
+  [ "$phase" = finish ] && { ethtool -m "$netdev" > "$dir/module-$dev.txt" 2>&1 || true; }
   [ "$phase" = start ] && { ethtool --show-fec "$netdev" > "$dir/fec-$dev.txt" 2>&1 || true; }
 done
 date +%s > "$dir/$phase.epoch"
@@ -79,7 +83,30 @@ for dev in "$@"; do
     problems+=("$dev $errs")
   fi
 done
-summary="soak=${soak}s ports_over_ber=$over ports_with_errors=$bad"
+# modules: temperature and every lane's RX power inside the alarm thresholds the module reports
+# (a threshold pair with high <= low is one the module does not implement: not judged)
+modules=0
+for dev in "$@"; do
+  alarm="$(awk '
+    function mw(s) { sub(/^[^:]*:[ \t]*/, "", s); return s + 0 }
+    /Module temperature high alarm threshold/ { th = mw($0); next }
+    /Module temperature low alarm threshold/ { tl = mw($0); next }
+    /Module temperature[ \t]*:/ { t = mw($0); ht = 1; next }
+    /Laser rx power high alarm threshold/ { rh = mw($0); next }
+    /Laser rx power low alarm threshold/ { rl = mw($0); next }
+    /(Rcvr signal avg optical power|Receiver signal average optical power|Receiver signal OMA)/ {
+      rx[++n] = mw($0) }
+    END {
+      a = ""
+      if (ht && th > tl && (t > th || t < tl)) a = a ",temperature " t "C"
+      if (rh > rl) for (i = 1; i <= n; i++) if (rx[i] > rh || rx[i] < rl) a = a ",lane " i " RX " rx[i] "mW"
+      print (a == "" ? "-" : substr(a, 2)) }' "$dir/module-$dev.txt" 2> /dev/null)"
+  if [ -n "$alarm" ] && [ "$alarm" != "-" ]; then
+    modules=$((modules + 1))
+    problems+=("$dev module outside its alarm thresholds: $alarm")
+  fi
+done
+summary="soak=${soak}s ports_over_ber=$over ports_with_errors=$bad modules_out_of_limits=$modules"
 if [ "${#problems[@]}" -eq 0 ]; then
   printf 'VERDICT OK %s\\n' "$summary"
 else

@@ -63,7 +63,7 @@ nccl_run() {  # nccl_run TEST_ID BINARY HOSTS ENV THRESHOLD: one nccl-tests job 
       --ntasks-per-node="$GPUS_PER_NODE" --gpus-per-node="$GPUS_PER_NODE" \\
       "$NCCL_TESTS/$binary" -b @MINB@ -e @MAXB@ -f 2 -g 1
   ) > "$RESULTS/$test/nccl.log" 2>&1 < /dev/null || code=$?
-  judge_nccl "$test" "$threshold" "$RESULTS/$test/nccl.log" "$code"
+  judge_nccl "$test" "$threshold" "$RESULTS/$test/nccl.log" "$code" "$n"
 }
 """
 
@@ -76,9 +76,10 @@ list="$(awk 'NF { print $1 }' "$HERE/hosts" | paste -s -d, -)"
 export RAILPLAN_SCRIPTS="$HERE"
 dep=()
 # the link-quality snapshots (start, finish) bracket the RDMA, pair and NCCL jobs: the soak
-for step in 00_node_checks "50_link_quality start" 20_rdma 30_pairs 40_nccl \\
-    "50_link_quality finish"; do
+for step in 00_node_checks "50_link_quality start" 20_rdma 30_pairs 40_nccl 60_ladder \\
+    70_burnin "50_link_quality finish"; do
   read -r -a job <<< "$step"
+  [ -f "$HERE/slurm/${job[0]}.sbatch" ] || continue  # ladder and burn-in: when planned
   id=$(sbatch --parsable --export=ALL --nodes="$nodes" --nodelist="$list" "${dep[@]}" \\
     "$HERE/slurm/${job[0]}.sbatch" "${job[@]:1}")
   echo "submitted $step as job $id"

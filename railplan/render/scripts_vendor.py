@@ -18,23 +18,28 @@ and ECN have no vendor-neutral read of the RoCE NIC's own state, so each vendor'
   (``na``): railplan knows no documented read of it.
 
 A value a missing tool could not read is ``na`` in roce.txt: the probe names it "not
-measured" and the grader reports the check missing, never a pass or a zero count.
+measured" (without failing the node) and the grader reports the check missing, never a pass or
+a zero count.
 """
 
 from __future__ import annotations
 
 from railplan.render.script_lib import NODE_PROBE_TEMPLATE
+from railplan.render.scripts_gpu import gpu_blocks
 
 NVIDIA_TOOL = """if [ "$gid" -ge 0 ] && ! command -v mlnx_qos > /dev/null; then
-  problems+=("mlnx_qos not installed: PFC not measured")
+  unmeasured+=("pfc_lossless (mlnx_qos not installed)")
 fi
 """
-NVIDIA_READ = """    pfc="$(mlnx_qos -i "$netdev" 2>/dev/null | awk -v p="$prio" '$1 == "enabled" { print $(p + 2) }')"
+NVIDIA_READ = """    pfc=na
+    if have mlnx_qos; then
+      pfc="$(mlnx_qos -i "$netdev" 2>/dev/null | awk -v p="$prio" '$1 == "enabled" { print $(p + 2) }')"
+    fi
     ecn="$(cat "$sys/class/net/$netdev/ecn/roce_np/enable/$prio" 2>/dev/null || echo 0)"
 """
 
 BROADCOM_TOOL = """if [ "$gid" -ge 0 ] && ! command -v niccli > /dev/null; then
-  problems+=("niccli (Broadcom) not installed: PFC not measured")
+  unmeasured+=("pfc_lossless (niccli, Broadcom, not installed)")
 fi
 """
 BROADCOM_READ = """    # Broadcom: niccli -dev <PCI address> get_qos prints "PFC enabled: <priorities>"
@@ -55,7 +60,7 @@ BROADCOM_READ = """    # Broadcom: niccli -dev <PCI address> get_qos prints "PFC
 """
 
 GENERIC_TOOL = """if [ "$gid" -ge 0 ] && ! command -v dcb > /dev/null; then
-  problems+=("dcb (iproute2) not installed: PFC not measured")
+  unmeasured+=("pfc_lossless (dcb, iproute2, not installed)")
 fi
 """
 GENERIC_READ = """    # PFC from the kernel's DCB netlink (iproute2 dcb-pfc(8): "prio-pfc 0:off .. 3:on ..")
@@ -66,8 +71,8 @@ GENERIC_READ = """    # PFC from the kernel's DCB netlink (iproute2 dcb-pfc(8): 
     fi
     ecn=na  # no documented vendor-neutral read of the NIC's ECN (DCQCN) state
 """
-UNMEASURED_CHECK = """  unmeasured="$(grep -c '=na' "$dir/roce.txt" || true)"
-  [ "$unmeasured" = 0 ] || problems+=("PFC or ECN not measured on $unmeasured port(s) (na in roce.txt)")
+UNMEASURED_CHECK = """  na_ports="$(grep -c '=na' "$dir/roce.txt" || true)"
+  [ "$na_ports" = 0 ] || unmeasured+=("PFC or ECN on $na_ports port(s) (na in roce.txt)")
 """
 
 VENDORS = ("nvidia", "broadcom", "other")
@@ -81,16 +86,21 @@ def vendor_key(nic_vendor: str) -> str:
     return "broadcom" if v == "broadcom" else "other"
 
 
-def node_probe(nic_vendor: str) -> str:
-    """node_probe.sh with the PFC/ECN reads of the design's NIC vendor."""
+def node_probe(nic_vendor: str, gpu_vendor: str = "nvidia") -> str:
+    """node_probe.sh with the PFC/ECN reads of the NIC vendor and the GPU reads of the GPU
+    vendor (``render.scripts_gpu``)."""
     key = vendor_key(nic_vendor)
     tool, read, check = {
         "nvidia": (NVIDIA_TOOL, NVIDIA_READ, ""),
         "broadcom": (BROADCOM_TOOL, BROADCOM_READ, UNMEASURED_CHECK),
         "other": (GENERIC_TOOL, GENERIC_READ, UNMEASURED_CHECK),
     }[key]
+    gpu_probe, gpu_judge, peer_metric = gpu_blocks(gpu_vendor)
     return (
         NODE_PROBE_TEMPLATE.replace("@QOS_TOOL@", tool)
+        .replace("@GPU_PROBE@", gpu_probe)
+        .replace("@GPU_JUDGE@", gpu_judge)
+        .replace("@PEER_METRIC@", peer_metric)
         .replace("@QOS_READ@", read)
         .replace("@QOS_CHECK@", check)
     )

@@ -61,8 +61,21 @@ def legs_together(rows: list[CableRow]) -> list[CableRow]:
     return sorted(rows, key=lambda r: first[(r.a.rack, r.physical or r.id)])
 
 
+#: the last design whose rows were made, and its rows: ``sheets`` prints the sheets and then
+#: the labels of one design (a design is frozen, so its rows cannot go stale)
+_LAST: list[tuple[Design, list[CableRow]]] = []
+
+
 def cable_rows(design: Design) -> list[CableRow]:
     """Every cable of the design (or every link, when no layout has cabled it yet)."""
+    if _LAST and _LAST[0][0] is design:
+        return list(_LAST[0][1])
+    rows = _cable_rows(design)
+    _LAST[:] = [(design, rows)]
+    return list(rows)
+
+
+def _cable_rows(design: Design) -> list[CableRow]:
     switches = design.switch_by_id()
     nodes = design.node_by_id()
     devices = design.device_by_id()

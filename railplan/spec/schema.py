@@ -106,7 +106,12 @@ class FatTreeSpec(_Strict):
 
 
 class RoutingSpec(_Strict):
-    policy: Literal["default", "ecmp", "dmodk", "deterministic", "adaptive"] = "default"
+    policy: Literal["default", "ecmp", "dmodk", "deterministic", "adaptive"] = Field(
+        "default",
+        description="default: dmodk on an InfiniBand ROFT or fat-tree (the subnet manager's "
+        "fat-tree routing, OpenSM ftree), ecmp on Ethernet, deterministic on Matrix, rail-only "
+        "and single-switch",
+    )
     adaptive_classes: list[Annotated[int, Field(ge=0, le=15)]] = Field(
         default_factory=list, max_length=16, description="IB SLs / classes with AR"
     )

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from railplan.catalog import Catalog
 from railplan.design import Design
+from railplan.testplan.burnin import burnin_section
 from railplan.testplan.cabling_check import cabling_section
 from railplan.testplan.context import PlanContext, device_names
 from railplan.testplan.coverage import choose_pairs
+from railplan.testplan.dcgm import dcgm_section
 from railplan.testplan.expected import rates
 from railplan.testplan.fabric import Fabric
+from railplan.testplan.fabric_checks import fabric_section
+from railplan.testplan.ladder import ladder_section
 from railplan.testplan.link_quality import linkq_section
 from railplan.testplan.model import Progress, TestPlan, TestPlanOptions, design_hash
 from railplan.testplan.nccl import nccl_section
@@ -40,6 +44,7 @@ def build_testplan(
     node = node_section(ctx)
     step(1)
     cabling = cabling_section(ctx)
+    fabric_checks = (fabric_section(ctx),) if not ctx.roce else ()
     step(2)
     linkq = linkq_section(ctx)
     step(3)
@@ -51,6 +56,13 @@ def build_testplan(
     pairs = pairs_section(ctx, chosen)
     step(6)
     nccl = nccl_section(ctx, reps)
+    extra = []
+    if options.ladder:
+        extra.append(ladder_section(ctx, reps))
+    if options.burnin_s > 0:
+        extra.append(burnin_section(ctx))
+    if options.dcgm:
+        extra.append(dcgm_section(ctx))
     if progress:
         progress("test plan", len(steps), len(steps))
     groups = {
@@ -64,10 +76,11 @@ def build_testplan(
         protocol=r.protocol,
         line_rate_gbps=r.port_gbps,
         efficiency=r.efficiency,
-        sections=(node, cabling, linkq, rdma, pairs, nccl),
+        sections=(node, cabling, *fabric_checks, linkq, rdma, pairs, nccl, *extra),
         coverage=chosen.coverage,
         link_groups=groups,
         devices=devices,
         options=options,
         nic_vendor=r.nic_vendor,
+        gpu_vendor=r.gpu_vendor,
     )

@@ -43,6 +43,7 @@ METRICS: dict[str, MetricSpec] = {
     "net_channels_without_gdrdma": MetricSpec("nccl_log", "count", "lower"),
     "bw_avg_gbps": MetricSpec("perftest", "Gb/s", "higher"),
     "bw_peak_gbps": MetricSpec("perftest", "Gb/s", "higher"),
+    "bw_min_gbps": MetricSpec("perftest_min", "Gb/s", "higher"),
     "lat_typical_us": MetricSpec("perftest", "us", "lower"),
     "lat_avg_us": MetricSpec("perftest", "us", "lower"),
     "lat_min_us": MetricSpec("perftest", "us", "lower"),
@@ -52,6 +53,7 @@ METRICS: dict[str, MetricSpec] = {
     "acs_srcvalid_on": MetricSpec("acs", "count", "lower"),
     "pcie_below_nominal": MetricSpec("pcie", "count", "lower"),
     "nvidia_peermem": MetricSpec("peermem", "count", "higher"),
+    "rocm_peer_memory": MetricSpec("rocm_peer", "count", "higher"),
     "ports_active": MetricSpec("ibstat", "count", "higher"),
     "ports_down": MetricSpec("ibstat", "count", "lower"),
     "ports_at_rate": MetricSpec("ibstat", "count", "higher"),
@@ -67,10 +69,13 @@ METRICS: dict[str, MetricSpec] = {
     "extra": MetricSpec("cabling", "count", "lower"),
     "below_rate": MetricSpec("cabling", "count", "lower"),
     "lq_ports_over_ber": MetricSpec("linkq", "count", "lower"),
+    "ib_diag_errors": MetricSpec("ibdiag", "count", "lower"),
+    "dcgm_failed_tests": MetricSpec("dcgm", "count", "lower"),
     "lq_ports_with_errors": MetricSpec("linkq", "count", "lower"),
     "lq_soak_s": MetricSpec("linkq", "count", "higher"),
     "lq_ports_over_effective_ber": MetricSpec("linkq", "count", "lower"),
     "lq_link_downs": MetricSpec("linkq", "count", "lower"),
+    "lq_modules_out_of_limits": MetricSpec("linkq", "count", "lower"),
 }
 ALIASES = {
     "busbw_gbytes": "busbw_gbs",
@@ -99,7 +104,7 @@ PAIR_METRICS = frozenset(
 )
 GPU_PAIR_METRICS = frozenset({"busbw_gbs", "peak_busbw_gbs", "avg_busbw_gbs", "algbw_gbs"})
 NODE_CHECK_METRICS = frozenset(
-    {"acs_srcvalid_on", "pcie_below_nominal", "nvidia_peermem", "gdrdma"}
+    {"acs_srcvalid_on", "pcie_below_nominal", "nvidia_peermem", "rocm_peer_memory", "gdrdma"}
     | {"net_channels_without_gdrdma"}
     | {"ports_active", "ports_down", "ports_at_rate", "min_rate_gbps", "ports_mtu"}
     | {"gid_roce_v2", "pfc_lossless", "ecn_enabled", "nics_near_gpu"}
@@ -262,7 +267,7 @@ def expectations(plan: TestPlan) -> list[Expectation]:
                     ports=test.ports,
                     target=check.target,
                     scope=scope,
-                    devices=test.devices if test.kind in ("node", "linkq") else (),
+                    devices=test.devices if test.kind in ("node", "linkq", "burnin") else (),
                     curve=check.curve,
                 )
             )

@@ -53,6 +53,8 @@ class Rates:
     protocol: str
     #: the NIC's vendor (catalog), "" when the catalog does not know the model
     nic_vendor: str = ""
+    #: the GPU's vendor (``gpu_vendor``): ``amd`` for AMD Instinct nodes, else ``nvidia``
+    gpu_vendor: str = "nvidia"
     gpus: int = 8
     mtu: int = 4096
 
@@ -66,6 +68,13 @@ class Rates:
         """The performance model's view of the design."""
         hop = self.hop().value / 1000
         return Fabric(self.gpus, self.ports, self.port_gbps, self.protocol, self.mtu, hop)
+
+
+def gpu_vendor(design: Design, catalog: Catalog) -> str:
+    """``amd`` when the catalog node is an AMD Instinct platform (vendor AMD), else ``nvidia``
+    (every other catalog node, and a node given by its fields, carries NVIDIA GPUs)."""
+    node = catalog.nodes.get(design.shape.model)
+    return "amd" if node is not None and node.vendor.lower() == "amd" else "nvidia"
 
 
 def rates(design: Design, catalog: Catalog, mtu: int = 4096) -> Rates:
@@ -91,6 +100,7 @@ def rates(design: Design, catalog: Catalog, mtu: int = 4096) -> Rates:
         hop_ns=model.hop_latency_ns if model else None,
         protocol=protocol,
         nic_vendor=nic.vendor if nic else "",
+        gpu_vendor=gpu_vendor(design, catalog),
         gpus=shape.gpus,
         mtu=mtu,
     )

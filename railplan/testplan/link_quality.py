@@ -118,7 +118,9 @@ def linkq_section(ctx: PlanContext) -> Section:
             f"whose FEC corrects more than {limit:g} of its bits (pre-FEC BER, IEEE 802.3 "
             "RS(544,514) design limit), or that counts any uncorrectable symbol or CRC error "
             "(mlx5 counters.rst: traffic is lost, replace the cable or transceiver), names its "
-            "cable. Pre-FEC BER = growth of rx_corrected_bits_phy / (rate x soak seconds)."
+            "cable. Pre-FEC BER = growth of rx_corrected_bits_phy / (rate x soak seconds). At "
+            "finish, ethtool -m reads each module: its temperature and every lane's RX power "
+            "must lie inside the alarm thresholds the module itself reports."
         )
     else:
         intro = (
@@ -217,12 +219,21 @@ def _ethernet_tests(ctx: PlanContext, soak_check: Check) -> list[PlanTest]:
         "events); a port that went down was not up for the whole window",
         target=0,
     )  # fmt: skip
+    modules = same_check(
+        "lq_modules_out_of_limits", 0, "ports", "lower",
+        "module temperature and every lane's RX power inside the alarm thresholds the module "
+        "itself reports (ethtool -m after the soak: SFF-8472/SFF-8636/CMIS diagnostics; a "
+        "warning threshold crossed is reported, not failed; a module without thresholds, such "
+        "as a copper DAC, is not judged)",
+    )  # fmt: skip
     dev0 = devices[0]
     node_cmd = (
         f"ethtool -S $(ibdev2netdev | awk '$1==\"{dev0}\"{{print $5}}')"
         "   # start and finish; repeat for each device",
         f"ethtool --show-fec $(ibdev2netdev | awk '$1==\"{dev0}\"{{print $5}}')"
         "   # Active FEC encoding: RS",
+        f"ethtool -m $(ibdev2netdev | awk '$1==\"{dev0}\"{{print $5}}')"
+        "   # finish: module temperature, RX power per lane, and the module's own thresholds",
     )
     tests = [
         PlanTest(
@@ -231,7 +242,7 @@ def _ethernet_tests(ctx: PlanContext, soak_check: Check) -> list[PlanTest]:
             title=f"{node.id}: {len(devices)} ports, pre-FEC BER and uncorrectable errors",
             nodes=(node.id,),
             command=node_cmd,
-            checks=(over, errors, downs, soak_check),
+            checks=(over, errors, downs, modules, soak_check),
             refs=tuple(ctx.node_ref(node.id, p) for p in range(ctx.design.shape.ports)),
             devices=ctx.devices,
         )

@@ -15,10 +15,14 @@ Progress = Callable[[str, int, int], None]
 SECTIONS = (
     ("node", "Node checks"),
     ("cabling", "As-built cabling check"),
+    ("fabric", "Fabric checks"),
     ("linkq", "Link quality"),
     ("rdma", "Per-link RDMA"),
     ("pairs", "Pair tests"),
     ("nccl", "NCCL collectives"),
+    ("ladder", "Scale ladder"),
+    ("burnin", "Burn-in"),
+    ("dcgm", "DCGM diagnostics"),
 )
 
 
@@ -39,6 +43,13 @@ class TestPlanOptions:
     nccl_min_bytes: str = "1G"
     nccl_max_bytes: str = "8G"
     solver_time_s: float = 10.0
+    #: add the scale ladder (node, pair, rail, SU, pod, fabric x four collectives)
+    ladder: bool = False
+    #: burn-in seconds (0: no burn-in stage) and each stream's share of line rate (1: unlimited)
+    burnin_s: int = 0
+    burnin_load: float = 1.0
+    #: add DCGM diagnostics per phase (dcgmi diag -r 1 with the node checks, -r 3 with burn-in)
+    dcgm: bool = False
     revision: str = "draft"
 
 
@@ -132,6 +143,8 @@ class TestPlan:
     options: TestPlanOptions = field(default_factory=TestPlanOptions)
     #: the NIC vendor (catalog): the node checks use its tools (``render.scripts_vendor``)
     nic_vendor: str = ""
+    #: the GPU vendor (``nvidia`` or ``amd``): the node checks and collectives use its tools
+    gpu_vendor: str = "nvidia"
 
     def tests(self) -> Iterator[PlanTest]:
         for section in self.sections:

@@ -6,12 +6,24 @@ from collections.abc import Sequence
 
 from railplan.testplan.context import PlanContext
 from railplan.testplan.expected import GDR_CHECK, NCCL_MIN_BW_FACTOR, nccl_check
-from railplan.testplan.model import PlanTest, Section
+from railplan.testplan.model import Check, PlanTest, Section
 from railplan.testplan.perf_model import sweep
 from railplan.testplan.prediction import Prediction
 
 #: all-to-all expectations span at most this many nodes (a job on the first nodes)
 ALLTOALL_NODES = 128
+#: the nccl-tests (and rccl-tests) binary of each collective
+BINARIES = {
+    "all_reduce": "all_reduce_perf",
+    "all_gather": "all_gather_perf",
+    "reduce_scatter": "reduce_scatter_perf",
+    "alltoall": "alltoall_perf",
+}
+
+
+def binary_of(kind: str) -> str:
+    """The binary of a test kind (``nccl_all_gather``, ``ladder_alltoall``, ``pair`` ...)."""
+    return next((b for op, b in BINARIES.items() if op in kind), "all_reduce_perf")
 
 
 def nccl_test(
@@ -26,25 +38,28 @@ def nccl_test(
     rnd: int = 0,
     kind: str | None = None,
     hops: int = 1,
+    check: Check | None = None,
 ) -> PlanTest:
-    """One nccl-tests run under mpirun: the env it needs, its bus-bandwidth check and GDR."""
+    """One nccl-tests run under mpirun: the env it needs, its bus-bandwidth check and GDR
+    (``check``: a bus-bandwidth check derived elsewhere, e.g. a one-node ladder rung's)."""
     o = ctx.options
     sizes = sweep(o.nccl_min_bytes, o.nccl_max_bytes)
     g = ctx.design.shape.gpus
-    check = nccl_check(ctx.rates, g, op, len(nodes), pred, bool(split), sizes, hops)
+    if check is None:
+        check = nccl_check(ctx.rates, g, op, len(nodes), pred, bool(split), sizes, hops)
     env = [("NCCL_DEBUG", "INFO"), ("NCCL_IB_HCA", ctx.hca_list())]
     if ctx.roce:
         env.append(("NCCL_IB_GID_INDEX", str(ctx.options.gid_index)))
     if len(nodes) == 2:
         env.append(("NCCL_ALGO", "Ring"))
     if split:
-        env.append(("NCCL_TESTS_SPLIT", split))
+        env.append(split_env(ctx, split))
     # nccl-tests fails below 0.9 x NCCL_TESTS_MIN_BW: set it so that point is our threshold
     env.append(("NCCL_TESTS_MIN_BW", f"{check.threshold / NCCL_MIN_BW_FACTOR:.2f}"))
     hosts = (
         f"-H {','.join(f'{n}:{g}' for n in nodes)}" if len(nodes) <= 4 else "--hostfile $HOSTFILE"
     )
-    binary = "all_reduce_perf" if op == "all_reduce" else "alltoall_perf"
+    binary = BINARIES[op]
     command = (
         f"mpirun -np {g * len(nodes)} {hosts} --bind-to numa "
         + " ".join(f"-x {k}={v}" if " " not in v else f'-x {k}="{v}"' for k, v in env)
@@ -56,7 +71,7 @@ def nccl_test(
         title=title,
         nodes=tuple(nodes),
         command=(command,),
-        checks=(check, GDR_CHECK),
+        checks=(check, GDR_CHECK) if len(nodes) > 1 else (check,),
         env=tuple(env),
         refs=refs,
         devices=ctx.devices,
@@ -112,4 +127,26 @@ def nccl_section(ctx: PlanContext, reps: list[tuple[str, str, str]]) -> Section:
         "bandwidth' (mean over the message sizes) at least 0.9 x NCCL_TESTS_MIN_BW, which the "
         "command sets so that this point is the plan's threshold."
     )
+    if ctx.rates.gpu_vendor == "amd":
+        intro += " " + RCCL_NOTE
     return Section("nccl", "NCCL collectives", intro, tuple(tests))
+
+
+#: AMD GPUs: the same runs with ROCm's RCCL and rccl-tests
+RCCL_NOTE = (
+    "AMD GPUs: the collective library is RCCL (ROCm's NCCL, which reads the same NCCL_* "
+    "settings and logs NET/IB/<n>/GDRDMA the same way) and the binaries are rccl-tests' "
+    "all_reduce_perf and alltoall_perf (ROCm/rccl-tests, built into rccl-tests/build; the "
+    "scripts look in /opt/rccl-tests/build unless NCCL_TESTS says otherwise). rccl-tests "
+    "judges 'Avg bus bandwidth' against NCCL_TESTS_MIN_BW as nccl-tests does and splits the "
+    "ranks by NCCL_TESTS_SPLIT_MASK (rank & mask, src/common.cu) instead of NCCL_TESTS_SPLIT."
+)
+
+
+def split_env(ctx: PlanContext, split: str) -> tuple[str, str]:
+    """nccl-tests' ``NCCL_TESTS_SPLIT=MOD g``; on AMD, rccl-tests' ``NCCL_TESTS_SPLIT_MASK``
+    (color = rank & mask: the same split as MOD g when g is a power of two)."""
+    g = ctx.design.shape.gpus
+    if ctx.rates.gpu_vendor == "amd" and split == f"MOD {g}" and g & (g - 1) == 0:
+        return ("NCCL_TESTS_SPLIT_MASK", f"0x{g - 1:x}")
+    return ("NCCL_TESTS_SPLIT", split)

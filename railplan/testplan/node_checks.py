@@ -1,10 +1,10 @@
-"""Node checks: ACS, GPUDirect RDMA, port state, rate and MTU, and RoCE settings of every node."""
+"""Node checks: ACS, PCIe, GPU RDMA (NVIDIA or ROCm), port state, rate, MTU and RoCE of every node."""
 
 from __future__ import annotations
 
 from railplan.testplan.context import PlanContext
 from railplan.testplan.expected import same_check
-from railplan.testplan.model import PlanTest, Section
+from railplan.testplan.model import Check, PlanTest, Section
 
 
 def node_section(ctx: PlanContext) -> Section:
@@ -14,6 +14,7 @@ def node_section(ctx: PlanContext) -> Section:
     n = len(dict.fromkeys(ctx.devices))
     rate = ctx.rates.port_gbps
     prio = opts.lossless_priority
+    amd = ctx.rates.gpu_vendor == "amd"
     checks = [
         same_check("acs_srcvalid_on", 0, "devices", "lower",
               "PCIe ACS must be off (ACSCtl SrcValid-) or GPU-NIC traffic detours via the CPU"),
@@ -21,8 +22,7 @@ def node_section(ctx: PlanContext) -> Section:
               "every NIC and GPU PCIe link at the width (NICs: and speed) it can train to "
               "(lspci LnkSta = LnkCap; a NIC at x8 is the kernel's 'limited by' case and caps "
               "its RDMA rate; GPUs lower their link speed when idle, so only their width counts)"),
-        same_check("nvidia_peermem", 1, "loaded", "higher",
-              "GPUDirect RDMA needs the nvidia_peermem module, else NCCL loses /GDRDMA"),
+        _peer_check(amd),
         same_check("ports_active", n, "ports", "equal",
               f"all {n} back-end ports of the design are cabled, so all must be Active"),
         same_check("ports_mtu", n, "ports", "equal",
@@ -32,9 +32,15 @@ def node_section(ctx: PlanContext) -> Section:
     gpus = shape.gpus
     # nvidia-smi topo -m: the rails pair GPU g with the NIC of port g x ports / gpus; the NVIDIA
     # GPUDirect RDMA User Manual asks for HCA and GPU under one PCIe root complex (PIX or PXB)
-    checks.append(same_check("nics_near_gpu", n, "NICs", "equal",
-        f"nvidia-smi topo -m: each of the {n} back-end NICs at PIX or PXB from its rail's GPU "
-        "(PHB/NODE: through the CPU; SYS: the NIC is on the other socket)"))  # fmt: skip
+    if amd:  # ROCm has no NIC column in its topology: the PCIe paths in sysfs tell the same
+        checks.append(same_check("nics_near_gpu", n, "NICs", "equal",
+            f"amd-smi list gives each GPU's PCI address: each of the {n} back-end NICs under "
+            "the same PCIe root port (through a PCIe switch: PIX/PXB) as its rail's "
+            "GPU in /sys/bus/pci/devices (another root port or socket: through the CPU)"))  # fmt: skip
+    else:
+        checks.append(same_check("nics_near_gpu", n, "NICs", "equal",
+            f"nvidia-smi topo -m: each of the {n} back-end NICs at PIX or PXB from its rail's GPU "
+            "(PHB/NODE: through the CPU; SYS: the NIC is on the other socket)"))  # fmt: skip
     if not ctx.bonded:  # a LAG device's ibstat rate is not one port's: check members by hand
         checks.insert(4, same_check("ports_at_rate", n, "ports", "equal",
                                  f"the design runs every port at {rate} Gb/s", target=rate))  # fmt: skip
@@ -53,10 +59,10 @@ def node_section(ctx: PlanContext) -> Section:
         " means not measured (run as root), never a pass",
         "sudo lspci -vvv | grep -E '^[0-9a-f]|LnkCap:|LnkSta:'   # each NIC/GPU: LnkSta width"
         " (NIC: and speed) = LnkCap",
-        "lsmod | grep -c '^nvidia_peermem'",
+        *_peer_commands(amd),
         f"ibstat {dev0}   # State: Active, Rate: {rate}; repeat for each device",
         f"ibv_devinfo -d {dev0} | grep active_mtu   # {opts.mtu}",
-        f"nvidia-smi topo -m   # {_pairing(ctx.devices, gpus)}: PIX or PXB, never PHB/NODE/SYS",
+        _affinity_command(amd, ctx.devices, gpus),
     ]
     if ctx.roce:
         command += [
@@ -67,7 +73,8 @@ def node_section(ctx: PlanContext) -> Section:
         PlanTest(
             id=f"NODE-{node.id}",
             kind="node",
-            title=f"{node.id}: ACS, GPUDirect RDMA, {n} ports at {rate}G/MTU {opts.mtu}",
+            title=f"{node.id}: ACS, {'ROCm' if amd else 'GPUDirect'} RDMA, {n} ports at "
+            f"{rate}G/MTU {opts.mtu}",
             nodes=(node.id,),
             command=tuple(command),
             checks=tuple(checks),
@@ -89,6 +96,38 @@ def node_section(ctx: PlanContext) -> Section:
             "ethtool on its netdev (the LAG device's ibstat rate is not a member port's)."
         )
     return Section("node", "Node checks", intro, tests)
+
+
+def _peer_check(amd: bool) -> Check:
+    """GPU memory the NIC can reach: nvidia_peermem (NVIDIA), amdgpu's peer-memory client (AMD)."""
+    if amd:
+        return same_check("rocm_peer_memory", 1, "loaded", "higher",
+            "ROCm RDMA needs the amdgpu driver with its amdkfd peer-memory client: RCCL looks "
+            "for /sys/kernel/mm/memory_peers/amdkfd/version (or /sys/kernel/memory_peers/..., "
+            "/sys/memory_peers/...) and else the ib_register_peer_memory_client symbol "
+            "(ROCm/rccl src/transport/net_ib.cc), else RCCL loses /GDRDMA")  # fmt: skip
+    return same_check("nvidia_peermem", 1, "loaded", "higher",
+        "GPUDirect RDMA needs the nvidia_peermem module, else NCCL loses /GDRDMA")  # fmt: skip
+
+
+def _peer_commands(amd: bool) -> list[str]:
+    if amd:
+        return [
+            "lsmod | grep -c '^amdgpu '   # 1: the AMD GPU driver",
+            "ls /sys/kernel/mm/memory_peers/amdkfd/version || grep -c "
+            "ib_register_peer_memory_client /proc/kallsyms   # RCCL's peer-memory test",
+        ]
+    return ["lsmod | grep -c '^nvidia_peermem'"]
+
+
+def _affinity_command(amd: bool, devices: tuple[str, ...], gpus: int) -> str:
+    pairing = _pairing(devices, gpus)
+    if amd:
+        return (
+            f"amd-smi list   # {pairing}: the GPU's BDF and the NIC's "
+            "(readlink -f /sys/class/infiniband/DEV/device) under one PCIe root port"
+        )
+    return f"nvidia-smi topo -m   # {pairing}: PIX or PXB, never PHB/NODE/SYS"
 
 
 def _nvidia(vendor: str) -> bool:

@@ -200,7 +200,7 @@ def fat_tree(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> 
             if detailed
             else (),
         ),
-        routing=default_routing(spec, "fat-tree", upper_plan.tiers),
+        routing=default_routing(spec, "fat-tree", upper_plan.tiers, model.protocol),
         nodes=nodes,
         switches=switches,
         links=tuple(b.links),

@@ -172,7 +172,7 @@ def roft(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> Desi
             attachment=spec.fabric.attachment,
             spine_groups=spec.fabric.spine_groups,
         ),
-        routing=default_routing(spec, "roft", plan.tiers),
+        routing=default_routing(spec, "roft", plan.tiers, tm.leaf.protocol),
         nodes=nodes,
         switches=tuple(b.switches),
         links=tuple(b.links),
@@ -325,16 +325,29 @@ def leaf_ports(leaf: TierSplit) -> str:
     return f"{leaf.down}x{lay.down_gbps}G down, {leaf.up}x{lay.up_gbps}G up"
 
 
-def default_routing(spec: Spec, topology: str, tiers: int) -> Routing:
-    """The routing policy a design records: the spec's choice, else the family's default."""
-    policy = spec.fabric.routing.policy
+def default_routing(spec: Spec, topology: str, tiers: int, protocol: str = "") -> Routing:
+    """The routing policy a design records: the spec's choice, else the family's default.
+
+    The default on an InfiniBand Clos (``roft``, ``fat-tree``) is ``dmodk``: the subnet manager
+    routes statically by destination LID (OpenSM's ftree engine, opensm/osm_ucast_ftree.c,
+    ``fabric_route_to_cns``: destinations in leaf and port order, each given the least-loaded
+    up-port at every level, which on a fat tree is D-mod-k); Ethernet hashes (``ecmp``). An
+    adaptive policy with a class list on InfiniBand keeps that static routing for the other
+    service levels (recorded as ``dmodk`` with the adaptive classes).
+    """
+    policy: str = spec.fabric.routing.policy
     classes = tuple(spec.fabric.routing.adaptive_classes)
+    static = "dmodk" if protocol == "infiniband" and topology in ("roft", "fat-tree") else "ecmp"
     if policy == "default":
-        policy = "deterministic" if topology in ("matrix", "rail-only", "single-switch") else "ecmp"
+        policy = "deterministic" if topology in ("matrix", "rail-only", "single-switch") else static
+    elif policy == "adaptive" and classes and static == "dmodk":
+        policy = "dmodk"  # AR on the listed SLs only; the rest keep the SM's static routes
     desc = {
         "ecmp": "ECMP at every tier with equal-cost choices; one RoCEv2 flow per QP "
         "(UDP source port from the QP numbers, destination port 4791)",
-        "dmodk": "static D-mod-k: the up-port is chosen by destination index",
+        "dmodk": "static D-mod-k, as the subnet manager's fat-tree routing (OpenSM ftree) sets "
+        "the forwarding tables: the up-port at each level is chosen by destination index "
+        "(leaves in order, ports in order on each leaf)",
         "deterministic": "one path per NIC pair: "
         + ("A port -> B port, two switch hops" if topology == "matrix" else "a single switch"),
         "adaptive": "adaptive routing spreads each flow over every equal-cost path",

@@ -79,13 +79,11 @@ class FabricIndex:
                 b = self.switch_pos[lk.b_device]
                 self.dl_from[2 * i], self.dl_to[2 * i] = a, b
                 self.dl_from[2 * i + 1], self.dl_to[2 * i + 1] = b, a
-        # D-mod-k destination index: endpoints numbered in leaf-port order (as OpenSM ftree)
         cabled = self.ep_leaf >= 0
-        order = np.lexsort((ep_leaf_port[cabled], self.ep_leaf[cabled]))
-        rank = np.empty(order.size, dtype=np.int64)
-        rank[order] = np.arange(order.size)
         self.ep_rank = np.full((self.n_nodes, self.n_ports), -1, dtype=np.int64)
-        self.ep_rank[cabled] = rank
+        self.ep_rank[cabled] = _ftree_ranks(
+            self.ep_leaf[cabled], ep_leaf_port[cabled], [s.plane for s in design.switches]
+        )
         # 32-bit host address per NIC port: 10.x.y.z, unique per (node, port)
         ids = np.arange(self.n_nodes * self.n_ports, dtype=np.int64).reshape(cabled.shape)
         self.ep_ip = ((10 << 24) | ((ids + 1) & 0xFFFFFF)).astype(np.uint32)
@@ -246,6 +244,40 @@ class FabricIndex:
                 "they are in different planes or parts of the fabric (cross-rail traffic on a "
                 "rail-only fabric needs PXN through NVLink)"
             )
+
+
+def _ftree_ranks(leaf: NDArray, leaf_port: NDArray, plane_of_switch: Sequence[int]) -> NDArray:
+    """The D-mod-k destination index of each cabled NIC port, numbered as OpenSM's fat-tree
+    routing engine numbers its destinations (opensm/osm_ucast_ftree.c, ``fabric_route_to_cns``):
+    leaf switches in index order, on each leaf its compute-node ports in port order, and every
+    leaf padded to ``max_cn_per_leaf`` (the most ports any leaf has: ``fabric_set_max_cn_per_leaf``
+    routes "dummy" destinations on a leaf with fewer), so a leaf's k-th port has index
+    ``leaf * max_cn_per_leaf + k``. Each plane is a subnet of its own, numbered from 0.
+
+    The leaf order is the design's (its switch order: SU by SU, rail by rail in an SU, pod by
+    pod): ftree's indexing walks the tree breadth first from the first leaf and numbers pods and
+    the leaves under each spine in the order it meets them, which for cabling in port order is
+    that order (``tests/test_ftree_reference.py`` checks the routes against that walk).
+    """
+    if not leaf.size:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort((leaf_port, leaf))
+    sl = leaf[order]
+    starts = np.flatnonzero(np.r_[True, sl[1:] != sl[:-1]])
+    sizes = np.diff(np.r_[starts, sl.size])
+    pos = np.arange(sl.size) - np.repeat(starts, sizes)
+    planes = np.asarray(plane_of_switch, dtype=np.int64)[sl[starts]]
+    # the leaf's position among the leaves of its plane (leaves already in switch order)
+    p_order = np.argsort(planes, kind="stable")
+    ordinal = np.empty(starts.size, dtype=np.int64)
+    sp = planes[p_order]
+    p_starts = np.flatnonzero(np.r_[True, sp[1:] != sp[:-1]])
+    p_sizes = np.diff(np.r_[p_starts, sp.size])
+    ordinal[p_order] = np.arange(sp.size) - np.repeat(p_starts, p_sizes)
+    max_cn = int(sizes.max())
+    rank = np.empty(sl.size, dtype=np.int64)
+    rank[order] = np.repeat(ordinal, sizes) * max_cn + pos
+    return rank
 
 
 _CACHE: OrderedDict[int, tuple[Design, FabricIndex]] = OrderedDict()

@@ -73,7 +73,9 @@ def effective_policy(design: Design, routing: str | None = None, traffic_class: 
 
     Adaptive routing is enabled per traffic class (IB service level): a design whose policy is
     adaptive with a class list applies it only to those classes and hashes the rest with ECMP
-    (Matrix: deterministic); a class listed on a non-adaptive design is routed adaptively.
+    (Matrix: deterministic); a class listed on a non-adaptive design is routed adaptively. An
+    InfiniBand fat tree records its static routing (``dmodk``, the subnet manager's ftree
+    tables) with the adaptive classes, so its other service levels keep the SM's routes.
     """
     if routing is not None:
         if routing not in POLICIES:
@@ -242,7 +244,11 @@ def route_bulk(
     ``policy``: ``ecmp`` picks a member of each equal-cost group by the flow's hash
     (``hash_base``, the CRC of its header, through each switch's ``switch_hash``) or, with
     ``hash_base`` None, uniformly at random from ``rng``; ``dmodk`` picks member (d // div) mod
-    n, d = destination index in leaf-port order (OpenSM ftree); ``deterministic`` on a Matrix
+    n, d = the destination's index as OpenSM's ftree engine numbers it (``index._ftree_ranks``),
+    div the product of the neighbour counts of the groups already crossed, the members of a
+    group interleaved (first link to each neighbour, then the second, ...), which on a fat
+    tree is the port ftree's least-loaded rule programs (``tests/test_ib_routing.py`` checks
+    it against a port of osm_ucast_ftree.c); ``deterministic`` on a Matrix
     picks the member ``deterministic_member`` names (by leaf positions, not leaf port numbers,
     so rail-aligned traffic into a B leaf, whose port numbers step by the rail count, never
     piles onto a few links of a bundle) and elsewhere the D-mod-k member; ``adaptive`` splits each flow evenly over every member of

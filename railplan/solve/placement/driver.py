@@ -14,7 +14,7 @@ from railplan.errors import InfeasibleError
 from railplan.physical.costers import LinkCoster, dearest_usd
 from railplan.physical.floor import Floor
 from railplan.physical.media import UNREACHABLE_USD
-from railplan.solve.placement import cpsat
+from railplan.solve.placement import cpsat, exhaustive
 from railplan.solve.placement.bounds import capacity_bound, relaxation_bound
 from railplan.solve.placement.groups import (
     Group,
@@ -135,7 +135,9 @@ def _place(
     room = (usable_units(floor), floor.layout.network_rack_power_w)
     answer = search(groups, tables, room, rules, budget_s, say)
     if answer.objective > answer.bound and _gap(answer) > rules.relative_gap_limit:
-        if size <= JOINT_LIMIT:
+        if exhaustive.placements(tables) <= exhaustive.EXHAUSTIVE_LIMIT:
+            enumerated(answer, groups, tables, room)
+        elif size <= JOINT_LIMIT:
             joint(answer, groups, tables, room, rules, budget_s)
         else:
             answer.notes.append(
@@ -280,6 +282,22 @@ def _packing(
     if solved is None:
         return None
     return solved.status if solved.assign is None else solved.assign
+
+
+def enumerated(
+    answer: Answer, groups: Sequence[Group], tables: CostTables, room: tuple[int, float]
+) -> None:
+    """Every placement priced (``exhaustive``): the optimum, proven, in place of CP-SAT."""
+    units = np.array([g.units for g in groups], dtype=np.int64)
+    power_w = np.array([g.power_w for g in groups], dtype=float)
+    found = exhaustive.best_placement(tables, units, power_w, room)
+    answer.method = "flow and swaps, every placement priced"
+    if found is None:  # cannot happen: the search's answer fits
+        return
+    at, objective = found
+    if objective < answer.objective:  # equal: keep the search's answer
+        answer.at, answer.objective = at, objective
+    answer.bound, answer.bound_kind, answer.status = answer.objective, "exhaustive", "OPTIMAL"
 
 
 def joint(
