@@ -8,6 +8,11 @@ on the project's 2-core machine.
 
     python bench/bench_recommend.py                  # every row
     python bench/bench_recommend.py --only 16k --workers 2
+    python bench/bench_recommend.py --repeat 3       # median wall and cpu, min-max spread
+
+With ``--repeat N`` each row runs N times; ``wall s`` and ``cpu s`` are the medians and
+``spread`` the fastest and slowest wall times (the machine is shared: the CPU time moves less
+than the wall time under load).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -55,26 +61,32 @@ def run(gpus: int, workers: int) -> tuple[float, float, dict]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="rows to run, e.g. 1k,16k (default: all)")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
     print(f"shortlist {', '.join(SHORTLIST)}; dgx-h100; {args.workers} worker(s)")
     print(
-        f"{'GPUs':>8} {'wall s':>8} {'cpu s':>7} {'target':>7} {'cands':>6} {'evald':>6} "
-        f"{'pruned':>6} {'load':>5}  answer"
+        f"{'GPUs':>8} {'wall s':>8} {'spread':>13} {'cpu s':>7} {'target':>7} {'cands':>6} "
+        f"{'evald':>6} {'pruned':>6} {'load':>5}  answer"
     )
     for label, gpus in ROWS:
-        if args.only and args.only not in label:
+        if args.only and label not in args.only.split(","):
             continue
         load = os.getloadavg()[0]  # the machine is shared: the 1-minute load when the row starts
-        wall, cpu, data = run(gpus, args.workers)
+        runs = [run(gpus, args.workers) for _ in range(max(1, args.repeat))]
+        walls = [r[0] for r in runs]
+        wall = statistics.median(walls)
+        cpu = statistics.median(r[1] for r in runs)
+        spread = f"{min(walls):.1f}-{max(walls):.1f}"
+        data = runs[0][2]
         s = data["search"]
         rec = data["recommended"]
         answer = f"{rec['design']} ${rec['totals']['cost_usd']:,.0f}" if rec else "none meets"
         target = f"{TARGET_S[label]:.0f}" if label in TARGET_S else "-"
         print(
-            f"{gpus:>8,} {wall:>8.1f} {cpu:>7.1f} {target:>7} {s['candidates']:>6} {s['evaluated']:>6} "
-            f"{s['pruned']:>6} {load:>5.1f}  {answer}"
+            f"{gpus:>8,} {wall:>8.1f} {spread:>13} {cpu:>7.1f} {target:>7} {s['candidates']:>6} "
+            f"{s['evaluated']:>6} {s['pruned']:>6} {load:>5.1f}  {answer}"
         )
 
 

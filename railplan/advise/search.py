@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
@@ -30,8 +30,10 @@ from railplan.advise.candidates import (
     shortlist,
     spec_of,
 )
+from railplan.advise.ceiling import ceiling_refusal, counted_ceiling
 from railplan.advise.evaluate import Evaluation, evaluate
 from railplan.advise.requirements import failed, requirements_of
+from railplan.advise.twins import for_twin, twin_of
 from railplan.catalog import Catalog, load_catalog
 from railplan.errors import InfeasibleError, RailplanError
 from railplan.spec import Spec
@@ -77,7 +79,15 @@ def _bound_task(cand: Candidate) -> Bound | str:
 
 
 def _evaluate_task(cand: Candidate) -> Evaluation:
-    return evaluate(_WORKER["base"], cand, _WORKER["req"], _WORKER["catalog"])
+    """``evaluate``, or the refusal its closed-form all-to-all ceiling gives without a build."""
+    base, req, catalog = _WORKER["base"], _WORKER["req"], _WORKER["catalog"]
+    if req.alltoall > 0:
+        model = catalog.switch(cand.switch)
+        ceiling = counted_ceiling(spec_of(base, cand), catalog, cand.family, model)
+        refused = None if ceiling is None else ceiling_refusal(cand, ceiling, req)
+        if refused is not None:
+            return refused
+    return evaluate(base, cand, req, catalog)
 
 
 def _reference_task(cand: Candidate) -> Evaluation:
@@ -90,6 +100,19 @@ def bound_or_reason(base: Spec, cand: Candidate, catalog: Catalog) -> Bound | st
         return lower_bound(spec_of(base, cand), catalog, cand.family, catalog.switch(cand.switch))
     except RailplanError as exc:
         return str(exc)
+
+
+class _Later:
+    """An inline call run when its result is asked for (the one-worker runner's future)."""
+
+    def __init__(self, fn: Callable[[Candidate], Any], item: Candidate) -> None:
+        self.fn, self.item = fn, item
+
+    def done(self) -> bool:
+        return False
+
+    def result(self) -> Any:
+        return self.fn(self.item)
 
 
 class _Runner:
@@ -107,14 +130,20 @@ class _Runner:
                 initargs=(base, req, catalog),
             )
 
+    def submit(self, fn: Callable[[Candidate], Any], item: Candidate) -> Future[Any] | _Later:
+        """Start ``fn(item)`` in a worker (inline: run when its result is asked for)."""
+        if self.pool is None:
+            return _Later(fn, item)
+        return self.pool.submit(fn, item)
+
     def map(self, fn: Callable[[Candidate], Any], items: Sequence[Candidate]) -> list[Any]:
         if self.pool is None or len(items) < 2:
             return [fn(c) for c in items]
         return list(self.pool.map(fn, items, chunksize=max(1, len(items) // (4 * self.workers))))
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown()
+        if self.pool is not None:  # evaluations started past the stopping point are not waited
+            self.pool.shutdown(cancel_futures=True)  # for unless already running
 
 
 def default_workers() -> int:
@@ -193,7 +222,7 @@ def recommend(
                     _reject(cand, f"the same design as {twin.label}: every SU is whole")
                 )
         order = sorted(bounds, key=lambda c: (bounds[c].cost_usd, c.label, c))
-        evaluated = _branch_and_bound(runner, order, bounds, say)
+        evaluated = _branch_and_bound(runner, order, bounds, say, req, catalog)
         reps = _references(order, bounds, evaluated)
         if reps:
             say(f"evaluating {len(reps)} family reference point(s)")
@@ -208,24 +237,70 @@ def _branch_and_bound(
     order: list[Candidate],
     bounds: dict[Candidate, Bound],
     say: Callable[[str], None],
+    req: RequirementsSpec,
+    catalog: Catalog,
 ) -> dict[Candidate, Evaluation]:
+    """Accept evaluations in bound order until the next bound reaches the best cost met.
+
+    Up to ``runner.workers`` candidates ahead are evaluated at once, each worker taking the
+    next as soon as it is free; a result the one-by-one search would not reach is dropped.
+    A candidate refused on its closed-form all-to-all ceiling (``ceiling``) is not built; one
+    whose wiring twin (``twins``) failed a wiring requirement takes the twin's figures instead
+    of an evaluation of its own."""
     evaluated: dict[Candidate, Evaluation] = {}
+    twins = twin_of(order, catalog)
+    running: dict[Candidate, Future[Any] | _Later] = {}
     best: float | None = None
-    i = 0
-    while i < len(order):
-        if best is not None and bounds[order[i]].cost_usd >= best:
+    ahead = 0  # the next position a worker may start on
+    #: candidates started and not yet accepted, at most (as many as a batch: bounded waste)
+    window = runner.workers
+
+    def waits_for_twin(cand: Candidate) -> bool:
+        rep = twins.get(cand)
+        if rep is None:
+            return False
+        ev = evaluated.get(rep)
+        return ev is None or for_twin(ev, cand, req, catalog) is not None
+
+    def start(cand: Candidate) -> None:
+        say(f"evaluating {cand.label}")
+        running[cand] = runner.submit(_evaluate_task, cand)
+
+    def fill() -> None:
+        """Start the next candidates in order while a worker is free."""
+        nonlocal ahead
+        while ahead < len(order) and len(running) < window:
+            if sum(not f.done() for f in running.values()) >= runner.workers:
+                return
+            nxt = order[ahead]
+            if best is not None and bounds[nxt].cost_usd >= best:
+                return
+            if nxt not in running and nxt not in evaluated and not waits_for_twin(nxt):
+                start(nxt)
+            ahead += 1
+
+    for i, cand in enumerate(order):
+        if best is not None and bounds[cand].cost_usd >= best:
             break
-        batch = order[i : i + runner.workers]
-        say(f"evaluating {', '.join(c.label for c in batch)}")
-        results = runner.map(_evaluate_task, batch)
-        for cand, ev in zip(batch, results, strict=True):
-            if best is not None and bounds[cand].cost_usd >= best:
-                return evaluated  # a one-by-one search stops here
-            evaluated[cand] = ev
-            i += 1
-            if ev.meets and (best is None or ev.cost_usd < best):
-                best = ev.cost_usd
-    return evaluated
+        rep = twins.get(cand)
+        ev = None
+        if rep is not None and rep in evaluated:
+            ev = for_twin(evaluated[rep], cand, req, catalog)
+        if ev is None:
+            ahead = max(ahead, i)
+            if cand not in running:
+                start(cand)
+            fill()
+            head = running[cand]
+            while runner.pool is not None and not head.done():
+                futures = [f for f in running.values() if isinstance(f, Future)]
+                wait(futures, return_when=FIRST_COMPLETED)
+                fill()
+            ev = running.pop(cand).result()
+        evaluated[cand] = ev
+        if ev.meets and (best is None or ev.cost_usd < best):
+            best = ev.cost_usd
+    return evaluated  # what is still running was started past the stopping point: dropped
 
 
 def _references(

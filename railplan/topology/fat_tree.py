@@ -99,11 +99,19 @@ def _wire_racks(
             )
             for i in range(tors)
         ]
-        for j, node in enumerate(members):
-            for q, port in enumerate(ports):
-                tor = ids[tor_of(j * len(ports) + q, tors)]
-                rail = shape.port_rail[port]
-                b.add_link("node-leaf", node.id, port, tor, b.take_port(tor), plane, rail)
+        if b.counting:  # each ToR's ports in the order the loop below takes them
+            runs: list[list[tuple[str, int]]] = [[] for _ in ids]
+            for j, node in enumerate(members):
+                for q, port in enumerate(ports):
+                    runs[tor_of(j * len(ports) + q, tors)].append((node.id, port))
+            for tor, run in zip(ids, runs, strict=True):
+                b.attach("node-leaf", run, tor, plane)
+        else:
+            for j, node in enumerate(members):
+                for q, port in enumerate(ports):
+                    tor = ids[tor_of(j * len(ports) + q, tors)]
+                    rail = shape.port_rail[port]
+                    b.add_link("node-leaf", node.id, port, tor, b.take_port(tor), plane, rail)
         for i, tor in enumerate(ids):
             planned = per_rack if spec.fabric.whole_su else len(members)
             leaves.append(UpLeaf(tor, split.up_for(tor_load(planned, len(ports), tors, i)), rack))

@@ -202,18 +202,17 @@ def _wire_leaves(
         _add_devices(b, spec, shape, res, len(nodes), sus)
     on_rail = _device_ports(b.devices, plane, rails, ppr)
     leaves: list[UpLeaf] = []
+    rail_ports = [node_ports(shape, plane, rail) for rail in range(rails)]
     for su in range(sus):
         members = by_su.get(su, [])
         for rail in range(rails):
             lf = b.add_switch(
                 f"p{plane}-leaf-su{su + 1:02d}-r{rail}", "leaf", plane, su=su, rail=rail
             )
-            for node in members:
-                for port in node_ports(shape, plane, rail):
-                    b.add_link("node-leaf", node.id, port, lf, b.take_port(lf), plane, rail)
+            ports = rail_ports[rail]
+            b.attach("node-leaf", [(nd.id, p) for nd in members for p in ports], lf, plane, rail)
             devices = on_rail.get(rail, []) if su == sus - 1 else []
-            for dev, dev_port in devices:
-                b.add_link("device-leaf", dev, dev_port, lf, b.take_port(lf), plane, rail)
+            b.attach("device-leaf", list(devices), lf, plane, rail)
             if spec.fabric.whole_su:
                 up = leaf.up
             else:

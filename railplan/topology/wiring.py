@@ -36,6 +36,9 @@ class Tally:
     links: Counter[LinkClass] = field(default_factory=Counter)
     #: per plane: (leaves with their uplink needs, tiers asked, leaves per group)
     uppers: list[tuple[Any, int | None, int]] = field(default_factory=list)
+    #: each run of node links ``attach`` tallied: (leaf, its (node, port) ends, how many of
+    #: them land below the leaf's up section, that section's Gb/s, the up section's Gb/s)
+    node_runs: list[tuple[str, list[tuple[str, int]], int, int, int]] = field(default_factory=list)
 
 
 _TALLY: ContextVar[Tally | None] = ContextVar("railplan_tally", default=None)
@@ -90,6 +93,11 @@ class FabricBuilder:
         self._next_port: dict[str, int] = {}
         self._counters = dict.fromkeys(LINK_PREFIX, 0)
         self._tally = _TALLY.get()
+
+    @property
+    def counting(self) -> bool:
+        """True in counting mode (``counting()``): links are tallied, not made."""
+        return self._tally is not None
 
     def layout(self, tier: int) -> PortLayout:
         return self.layouts[tier]
@@ -158,13 +166,84 @@ class FabricBuilder:
             Link(link_id, kind, a_device, a_port, b_device, b_port, rate, plane, rail)
         )
 
+    def attach(
+        self,
+        kind: str,
+        ends: list[tuple[str, int]],
+        switch_id: str,
+        plane: int,
+        rail: int = -1,
+    ) -> None:
+        """One link from each (node or device, port) of ``ends`` to the next free ports of
+        ``switch_id``, in order: the links ``add_link`` would make one by one. In counting
+        mode the run is tallied in closed form (its ports split at the switch's up section)."""
+        if self._tally is None:
+            first = self._next_port[switch_id]
+            self._next_port[switch_id] = first + len(ends)
+            self._make_links(kind, ends, switch_id, first, plane, rail)
+            return
+        if any(dev in self._switch for dev, _ in ends):
+            for dev, port in ends:  # a switch's cage class varies by port: one by one
+                self.add_link(kind, dev, port, switch_id, self.take_port(switch_id), plane, rail)
+            return
+        first = self._next_port[switch_id]
+        count = len(ends)
+        self._next_port[switch_id] = first + count
+        self._counters[kind] += count
+        sw = self._switch[switch_id]
+        form = self._form[switch_id]
+        split = first + count
+        if sw.up_from_port:
+            split = min(max(sw.up_from_port, first), first + count)
+        if split > first:
+            cls = (form, sw.ports_per_cage)
+            self._tally.links[(kind, sw.port_speed_gbps, None, cls)] += split - first
+        if first + count > split:
+            cls = (form, sw.up_ports_per_cage)
+            self._tally.links[(kind, sw.up_speed_gbps, None, cls)] += first + count - split
+        if kind == "node-leaf":
+            self._tally.node_runs.append(
+                (switch_id, ends, split - first, sw.port_speed_gbps, sw.up_speed_gbps)
+            )
+
     def _cage_class(self, device: str, port: int) -> Any:
         sw = self._switch.get(device)
         if sw is None:
             return None
         return (self._form[device], sw.cage_of(port)[2])
 
+    def _make_links(
+        self,
+        kind: str,
+        ends: list[tuple[str, int]],
+        switch_id: str,
+        first: int,
+        plane: int,
+        rail: int,
+    ) -> None:
+        """The links of ``ends`` to ``switch_id``'s ports from ``first`` on: what ``add_link``
+        makes for each, ids numbered on, in one loop."""
+        upper = self._switch.get(switch_id)
+        prefix = LINK_PREFIX[kind]
+        n = self._counters[kind]
+        append = self.links.append
+        for k, (dev, port) in enumerate(ends):
+            n += 1
+            q = first + k
+            rate = upper.speed_of(q) if upper is not None else self.speed
+            append(Link(f"{prefix}{n:06d}", kind, dev, port, switch_id, q, rate, plane, rail))
+        self._counters[kind] = n
+
     def connect(self, kind: str, lower: str, upper: str, plane: int, count: int = 1) -> None:
         """``count`` parallel links between two switches, on each one's next free ports."""
-        for _ in range(count):
-            self.add_link(kind, lower, self.take_port(lower), upper, self.take_port(upper), plane)
+        if self._tally is not None or lower == upper:
+            for _ in range(count):
+                self.add_link(
+                    kind, lower, self.take_port(lower), upper, self.take_port(upper), plane
+                )
+            return
+        low = self._next_port[lower]
+        first = self._next_port[upper]
+        self._next_port[lower] = low + count
+        self._next_port[upper] = first + count
+        self._make_links(kind, [(lower, low + k) for k in range(count)], upper, first, plane, -1)
