@@ -428,14 +428,31 @@ def test_no_sweep_case_bills_a_part_slower_than_its_link(catalog: Catalog, case:
 
 
 @pytest.mark.parametrize(
-    ("node", "switch", "leaf", "spine"),
-    [("gb200-nvl72", "qm9700", 20, 16), ("gb300-nvl72", "q3400", 8, 4)],
+    ("node", "switch", "topology", "leaf", "spine"),
+    [("gb200-nvl72", "qm9700", (), 20, 16), ("gb300-nvl72", "q3400", ("--topology", "roft"), 8, 4)],
 )
-def test_plan_command_for_nvl72(cli, node: str, switch: str, leaf: int, spine: int) -> None:  # type: ignore[no-untyped-def]
-    res = cli("plan", "--gpus", "576", "--node", node, "--switch", switch)
+def test_plan_command_for_nvl72(
+    cli, node: str, switch: str, topology: tuple[str, ...], leaf: int, spine: int
+) -> None:  # type: ignore[no-untyped-def]
+    res = cli("plan", "--gpus", "576", "--node", node, "--switch", switch, *topology)
     assert res.code == 0, res.err
     assert f"{leaf} leaf, {spine} spine" in res.out
     assert "NVLink domains" in res.out and "8 of 18 nodes" in res.out and "bill" in res.out
+
+
+def test_plan_without_topology_on_gb300_q3400_is_the_cheaper_rail_only(cli) -> None:  # type: ignore[no-untyped-def]
+    """576 GB300 GPUs are 144 trays: one 144-port Q3400 per NIC rail holds every tray, so the
+    advisor's answer is a rail-only fabric of 4 switches (cross-rail traffic crosses the NVL72's
+    NVLink); NVIDIA's two-tier ROFT (8 leaves, 4 spines: above) is `--topology roft`, and
+    `recommend` states what it costs more."""
+    res = cli("plan", "--gpus", "576", "--node", "gb300-nvl72", "--switch", "q3400")
+    assert res.code == 0, res.err
+    assert "rail-only fabric" in res.out and "4 leaf, 0 spine" in res.out
+    assert "--topology roft plans a ROFT" in res.err
+    rec = cli("recommend", "--gpus", "576", "--node", "gb300-nvl72", "--switch", "q3400")
+    assert rec.code == 0, rec.err
+    assert "recommended: rail-only q3400" in rec.out
+    assert re.search(r"the ROFT reference \(roft q3400 1:1\) costs \$[\d,]+ more", rec.out)
 
 
 def test_plan_command_for_b300_ethernet_16_su(cli) -> None:  # type: ignore[no-untyped-def]
@@ -585,6 +602,7 @@ def test_radix40_recommendation_within_10pct_of_its_bound(catalog: Catalog) -> N
     switches against the 1,600 bound). pairs_full 0.8: under the ECMP routing railplan models
     for ROFT, no 3-tier candidate has every pair test at full rate."""
     from railplan.advise import recommend
+    from railplan.topology.shape import rack_scale_spec
 
     spec = make_spec(12800, "dgx-a100", switches=["qm8700"], topology="auto")
     rec = recommend(spec, catalog, {"pairs_full": 0.8}, workers=2)
@@ -623,3 +641,18 @@ def test_gb200_example_plans_one_rack_per_nvl72(catalog: Catalog) -> None:
     assert_no_part_slower_than_its_link(d, catalog)
     page = (ROOT / "docs" / "reference" / "examples.md").read_text(encoding="utf-8")
     assert "`examples/gb200-nvl72-576.yaml`" in page
+
+
+def test_recommend_keeps_the_nvl72_rack_facts_the_spec_leaves_out(catalog: Catalog) -> None:
+    """A candidate is the user's spec with its fabric changed, not every default written in:
+    the GB200 example (nodes_per_rack left out) gets a recommendation, one rack per NVL72."""
+    from railplan.advise import recommend
+    from railplan.topology.shape import rack_scale_spec
+
+    spec = load_spec(EXAMPLES / "gb200-nvl72-576.yaml")
+    rec = recommend(spec, catalog, workers=1)
+    assert rec.recommended is not None
+    assert not any("nodes_per_rack" in str(r) for r in rec.rejected)
+    chosen = rack_scale_spec(rec.spec(spec), catalog)
+    assert chosen.layout.nodes_per_rack == 18
+    assert check(plan(chosen, catalog), catalog) == []

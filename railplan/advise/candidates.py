@@ -66,8 +66,10 @@ class Candidate:
 
 def spec_of(base: Spec, cand: Candidate) -> Spec:
     """The base spec with the candidate's family, switch, ratio, planes and SU rule."""
-    data = base.model_dump(mode="json", exclude_unset=False)
-    fabric = data["fabric"]
+    # only what the user set, so the candidate's fields left out stay left out (a rack-scale
+    # node fills in its own rack facts where the spec is silent: ``rack_scale_spec``)
+    data = base.model_dump(mode="json", exclude_unset=True)
+    fabric = data.setdefault("fabric", {})
     fabric["topology"] = cand.family
     fabric["switches"] = [cand.switch]
     fabric["oversubscription"] = cand.oversubscription
