@@ -602,7 +602,6 @@ def test_radix40_recommendation_within_10pct_of_its_bound(catalog: Catalog) -> N
     switches against the 1,600 bound). pairs_full 0.8: under the ECMP routing railplan models
     for ROFT, no 3-tier candidate has every pair test at full rate."""
     from railplan.advise import recommend
-    from railplan.topology.shape import rack_scale_spec
 
     spec = make_spec(12800, "dgx-a100", switches=["qm8700"], topology="auto")
     rec = recommend(spec, catalog, {"pairs_full": 0.8}, workers=2)
