@@ -56,3 +56,19 @@ def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  #
         return CliResult(code, captured.out, captured.err)
 
     return run
+
+
+def write_scripts(plan: Any, design: Any, root: Path) -> Path:
+    """The test plan's runnable scripts written under ``root`` as `testplan -o` lays them out
+    (executables marked executable); returns ``root``."""
+    import stat
+
+    from railplan.render.scripts import executable, render_scripts
+
+    for rel, text in render_scripts(plan, design).items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if executable(rel):
+            path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return root

@@ -9,7 +9,6 @@ not installed), and the grader counts the same Fail rows.
 from __future__ import annotations
 
 import shutil
-import stat
 import subprocess
 from functools import cache
 
@@ -17,6 +16,7 @@ import pytest
 
 from railplan.catalog import load_catalog
 from railplan.testplan import TestPlanOptions, build_testplan
+from tests.conftest import write_scripts
 from tests.test_testplan import cabled
 
 #: stand-in result table in the layout dcgmi diag prints (one row per test: name, result)
@@ -54,17 +54,11 @@ def test_dcgm_level_per_phase():
 def test_dcgm_step_and_grader(table, word, tmp_path):
     from railplan.field.measure import Measure
     from railplan.field.names import NameMap
-    from railplan.render.scripts import executable, render_scripts
     from railplan.testplan.expectation import expectations
 
     design, plan = _plan()
     folder = tmp_path / "scripts"
-    for rel, text in render_scripts(plan, design).items():
-        path = folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        if executable(rel):
-            path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    write_scripts(plan, design, folder)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     tools = {"ssh": '#!/usr/bin/env bash\nwhile [[ "$1" == -* ]]; do shift; done\nshift\n'

@@ -9,7 +9,6 @@ on this machine never answers), passes a clean log, fails one with an ``-E-`` li
 from __future__ import annotations
 
 import shutil
-import stat
 import subprocess
 from functools import cache
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 
 from railplan.catalog import load_catalog
 from railplan.testplan import build_testplan
+from tests.conftest import write_scripts
 from tests.test_testplan import cabled
 
 #: stand-in logs: ibdiagnet marks information -I- and errors -E-; the error lines are the
@@ -49,16 +49,10 @@ def test_fat_tree_gets_ft_and_roce_gets_no_fabric_section():
 
 
 def _fabric_step(tmp_path: Path, log: str | None) -> tuple[str, Path]:
-    from railplan.render.scripts import executable, render_scripts
 
     design, plan = _plan("basepod-8node")
     folder = tmp_path / "scripts"
-    for rel, text in render_scripts(plan, design).items():
-        path = folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        if executable(rel):
-            path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    write_scripts(plan, design, folder)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     ssh = '#!/usr/bin/env bash\nwhile [[ "$1" == -* ]]; do shift; done\nshift\nexec bash -c "$*"\n'

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 import subprocess
 from functools import cache
 from pathlib import Path
@@ -22,6 +21,7 @@ from railplan.catalog import load_catalog
 from railplan.design.types import Node
 from railplan.testplan import TestPlanOptions, build_testplan
 from railplan.testplan.ladder import COLLECTIVES, rung_nodes
+from tests.conftest import write_scripts
 from tests.test_grade import perftest_bw
 from tests.test_testplan import cabled
 
@@ -119,24 +119,12 @@ def test_burnin_keeps_every_node_cable_busy():
     assert " -D 600" in burn[0].command[0] and "--rate_limit=320" in burn[0].command[0]
 
 
-def _write(plan, design, root: Path) -> Path:
-    from railplan.render.scripts import executable, render_scripts
-
-    for rel, text in render_scripts(plan, design).items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        if executable(rel):
-            path.chmod(path.stat().st_mode | stat.S_IXUSR)
-    return root
-
-
 @pytest.mark.parametrize("slow", ["", "mlx5_3"])
 def test_burnin_script_judges_the_slowest_device(slow: str, tmp_path: Path):
     from tests.test_scripts_parallel import PERFTEST, SSH
 
     design, plan = _plan("seed000-2node")
-    folder = _write(plan, design, tmp_path / "scripts")
+    folder = write_scripts(plan, design, tmp_path / "scripts")
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     line = "echo ' 65536      4000000          392.10             391.96               0.747602'"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 
 from railplan.advise.candidates import Candidate
-from railplan.advise.evaluate import Evaluation
+from railplan.advise.evaluate import Evaluation, leaf_pace
 from railplan.advise.requirements import judge
 from railplan.catalog import Catalog, SwitchModel
 from railplan.errors import RailplanError
@@ -80,12 +80,7 @@ def counted_ceiling(spec: Spec, catalog: Catalog, family: str, model: SwitchMode
             if dev in active:
                 down[leaf] = down.get(leaf, 0.0) + (low_gbps if k < below else high_gbps)
                 on.setdefault(leaf, set()).add(dev)
-    pace = 1.0
-    for leaf, bw in down.items():
-        leaving = bw * (n - len(on[leaf])) / (n - 1)
-        if leaving > 0:
-            pace = min(pace, up.get(leaf, 0.0) / leaving)
-    return round(pace, 4)
+    return leaf_pace(down, up, on, n)
 
 
 def ceiling_refusal(cand: Candidate, ceiling: float, req: RequirementsSpec) -> Evaluation | None:

@@ -116,6 +116,15 @@ def alltoall_ceiling(design: Design) -> float:
             for end in (lk.a_device, lk.b_device):
                 if switches[end].tier == 1:
                     up[end] = up.get(end, 0.0) + lk.rate_gbps
+    return leaf_pace(down, up, on, n)
+
+
+def leaf_pace(
+    down: dict[str, float], up: dict[str, float], on: dict[str, set[str]], n: int
+) -> float:
+    """An all-to-all across ``n`` nodes at its slowest leaf: each leaf's uplink bandwidth over
+    the traffic that must leave it (a share (n - k)/(n - 1) of its nodes' ``down`` bandwidth
+    for the k of them ``on`` it); 1.0 where every leaf's uplinks carry it."""
     pace = 1.0
     for leaf, bw in down.items():
         leaving = bw * (n - len(on[leaf])) / (n - 1)

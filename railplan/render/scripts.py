@@ -190,12 +190,18 @@ for round in $(rows pairs.tsv | cut -f 2 | sort -n -u); do
 done
 """
 
-NCCL = """
-log "NCCL collectives: $(rows nccl.tsv | wc -l) run(s), one at a time"
+
+def _nccl_runs(table: str, what: str, order: str = "one at a time") -> str:
+    """A script body running every row of ``data/<table>`` with ``nccl_run``, one at a time."""
+    return f"""
+log "{what}: $(rows {table} | wc -l) run(s), {order}"
 while IFS=$'\\t' read -r test binary hosts env threshold; do
   nccl_run "$test" "$binary" "$hosts" "$env" "$threshold"
-done < <(rows nccl.tsv)
+done < <(rows {table})
 """
+
+
+NCCL = _nccl_runs("nccl.tsv", "NCCL collectives")
 
 FABRIC_IB = """
 # ibdiagnet from the first host: routing validation (credit loops) and, on a fat-tree, --ft
@@ -262,12 +268,7 @@ log "verdicts in $RESULTS/summary/verdicts.txt; grade with: railplan grade <desi
 """
 
 
-LADDER = """
-log "scale ladder: $(rows ladder.tsv | wc -l) run(s), one at a time, smallest rung first"
-while IFS=$'\\t' read -r test binary hosts env threshold; do
-  nccl_run "$test" "$binary" "$hosts" "$env" "$threshold"
-done < <(rows ladder.tsv)
-"""
+LADDER = _nccl_runs("ladder.tsv", "scale ladder", "one at a time, smallest rung first")
 
 BURNIN = """
 # burn-in: every node sends to its permutation partner on every device at once (data/burnin.tsv)
