@@ -58,10 +58,16 @@ class FieldRule:
     high: Any = None
 
 
+#: the metadata classes a field's constraints come as (pydantic 2.14 gives ``allow_inf_nan``
+#: its own ``AllowInfNan`` class where 2.13 put it in the general metadata)
+_KNOWN_METADATA = {"Ge", "Le", "Strict", "MaxLen", "_PydanticGeneralMetadata", "AllowInfNan"}
+
+
 def _general(info: Any, key: str) -> Any:
-    """A pydantic general-metadata entry (``pattern``, ``allow_inf_nan``, ``strict``)."""
+    """A constraint kept by name in a field's metadata (``pattern``, ``allow_inf_nan``),
+    whichever metadata class pydantic keeps it in."""
     for item in info.metadata:
-        if type(item).__name__ == "_PydanticGeneralMetadata" and key in item.__dict__:
+        if type(item).__name__ in _KNOWN_METADATA and key in getattr(item, "__dict__", {}):
             return item.__dict__[key]
     return None
 
@@ -82,8 +88,7 @@ def field_rule(kind: Any) -> FieldRule | None:
     if len(extras) != 1 or not hasattr(extras[0], "metadata"):
         return None
     info = extras[0]
-    known = {"Ge", "Le", "Strict", "MaxLen", "_PydanticGeneralMetadata"}
-    if {type(m).__name__ for m in info.metadata} - known:
+    if {type(m).__name__ for m in info.metadata} - _KNOWN_METADATA:
         return None
     low = next((m.ge for m in info.metadata if type(m).__name__ == "Ge"), None)
     high = next((m.le for m in info.metadata if type(m).__name__ == "Le"), None)
