@@ -51,8 +51,8 @@ def cases() -> list[dict[str, object]]:
         )
     out.append(
         {
-            "case": "--gpus 131072 --switch qm9700 (README)",
-            "spec": {"cluster": {"gpus": 131072, "node": "dgx-h100"}, "fabric": {"switches": ["qm9700"]}},
+            "case": "--gpus 131072 --switch qm9700 --topology roft --planes 1 (docs)",
+            "spec": {"cluster": {"gpus": 131072, "node": "dgx-h100"}, "fabric": {"switches": ["qm9700"], "topology": "roft", "planes": 1}},
         }
     )  # fmt: skip
     out += [{"case": name, "yaml": text} for name, text in documents().items()]
