@@ -17,6 +17,7 @@ from railplan.design import Design
 from railplan.design.metrics import max_hops
 from railplan.design.summary import plan_summary
 from railplan.errors import RailplanError
+from railplan.physical.media_policy import catalog_for
 from railplan.pipeline.build import build, plan_json
 from railplan.pipeline.plan import plan
 from railplan.spec import Spec
@@ -165,7 +166,8 @@ def evaluate(
     """
     try:
         spec = spec_of(base, cand)
-        topo = build(spec, catalog, layout=False).design
+        planned = build(spec, catalog, layout=False)
+        topo = planned.design
     except RailplanError as exc:
         return Evaluation(cand, reason=str(exc))
     problems = tuple(check(topo, catalog))
@@ -219,10 +221,14 @@ def evaluate(
             billed=False,
         )
     try:
-        built = build(spec, catalog)
+        built = build(spec, catalog, planned=planned)  # laid out, not planned again
     except RailplanError as exc:
         return Evaluation(cand, reason=str(exc))
     assert built.bom is not None
+    # build checked the laid-out design (and refuses one with problems) on the catalog its
+    # media policy allows: when that is ``catalog`` itself, its answer is this one (none)
+    same = catalog_for(catalog, spec.bill.media) is catalog
+    laid_out = () if same else tuple(check(built.design, catalog))
     totals = built.bom.totals
     figures["max_power_w"] = totals.power_w
     figures["budget_usd"] = totals.cost_usd
@@ -234,6 +240,6 @@ def evaluate(
         verdicts=tuple(judge(req, figures)),
         summary=plan_json(built),
         traffic=traffic,
-        check_problems=problems + tuple(check(built.design, catalog)),
+        check_problems=problems + laid_out,
         notes=tuple(notes),
     )

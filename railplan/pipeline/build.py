@@ -65,18 +65,30 @@ def build(
     progress: Callable[[str], None] | None = None,
     method: Literal["cp-sat", "naive"] = "cp-sat",
     bill: bool = True,
+    planned: Build | None = None,
 ) -> Build:
     """Plan ``spec`` end to end; the result passes ``check`` (cables included when laid out).
 
     With several allowed switch models CP-SAT picks the one that minimises ``objective``
     over the priced fabric; ``layout=False`` stops after the topology (fast at any size);
     ``method="naive"`` places switches first-fit from the row end instead of solving;
-    ``bill=False`` leaves the bill out (``cables`` writes the cabling only).
+    ``bill=False`` leaves the bill out (``cables`` writes the cabling only);
+    ``planned``: this spec's ``build(..., layout=False)`` (same spec, catalog and topology),
+    whose topology is laid out instead of planned again.
     """
     catalog = catalog or load_catalog()
     with paused():  # millions of acyclic objects at scale: see railplan/gc_pause.py
         return _build(
-            spec, catalog, topology, layout, objective, time_limit_s, progress, method, bill
+            spec,
+            catalog,
+            topology,
+            layout,
+            objective,
+            time_limit_s,
+            progress,
+            method,
+            bill,
+            planned,
         )
 
 
@@ -90,6 +102,7 @@ def _build(
     progress: Callable[[str], None] | None,
     method: Literal["cp-sat", "naive"],
     bill: bool = True,
+    planned: Build | None = None,
 ) -> Build:
     say = progress or (lambda _msg: None)
     from railplan.physical.media_policy import catalog_for
@@ -99,7 +112,9 @@ def _build(
     spec = as_built_family(spec, topology)
     chosen: SolverReport | None = None
     spec = rack_scale_spec(spec, catalog)  # an NVL72's trays fill its rack, one rack per domain
-    if several_models(spec, catalog, topology):
+    if planned is not None:  # planned from this spec already: the same topology
+        design, chosen = planned.design, planned.switch_choice
+    elif several_models(spec, catalog, topology):
         from railplan.solve.switch_choice import choose  # OR-Tools loads only when choosing
 
         say("choosing the switch model")

@@ -8,14 +8,12 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import shortest_path
 
 from railplan.design import Design, Link
 from railplan.design.endpoints import endpoints
 from railplan.errors import RailplanError
+from railplan.traffic.ecmp_groups import UNREACHABLE, equal_cost_groups, leaf_distances
 from railplan.traffic.hashing import switch_seeds
-
-UNREACHABLE = np.iinfo(np.int16).max
 
 
 class RoutingError(RailplanError):
@@ -105,62 +103,16 @@ class FabricIndex:
         graph = coo_matrix(
             (np.ones(sw_links.size), (a, b)), shape=(self.n_switches, self.n_switches)
         ).tocsr()
-        if leaves.size:
-            dist = shortest_path(graph, directed=False, unweighted=True, indices=leaves)
-        else:
-            dist = np.zeros((0, self.n_switches))
-        dist[~np.isfinite(dist)] = UNREACHABLE
-        self.dist = dist.T.astype(np.int16)  # (switch, leaf column)
+        self.dist = leaf_distances(graph, leaves).T  # (switch, leaf column)
         # outgoing switch-to-switch directed links of each switch, grouped by neighbour
         out_dl = np.concatenate([2 * sw_links, 2 * sw_links + 1])
         out_from = self.dl_from[out_dl]
         out_to = self.dl_to[out_dl]
         order = np.lexsort((out_dl, out_to, out_from))
         out_dl, out_from, out_to = out_dl[order], out_from[order], out_to[order]
-        starts = np.searchsorted(out_from, np.arange(self.n_switches + 1))
-        n_cols = leaves.size
-        self.group_of = np.full((self.n_switches, n_cols), -1, dtype=np.int32)
-        g_start: list[int] = []
-        g_size: list[int] = []
-        g_nbrs: list[int] = []
-        members: list[NDArray] = []
-        total = 0
-        for s in range(self.n_switches):
-            lo, hi = starts[s], starts[s + 1]
-            if lo == hi:
-                continue
-            nbr_of = out_to[lo:hi]
-            dls = out_dl[lo:hi]
-            nbrs, first, counts = np.unique(nbr_of, return_index=True, return_counts=True)
-            ds = self.dist[s].astype(np.int32)
-            cand = self.dist[nbrs].astype(np.int32) == (ds - 1)[None, :]
-            cand &= (ds > 0)[None, :] & (ds < UNREACHABLE)[None, :]
-            useful = cand.any(axis=0)
-            if not useful.any():
-                continue
-            packed = np.packbits(cand[:, useful], axis=0).T.copy()
-            keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-            uniq, inverse = np.unique(keys, return_inverse=True)
-            cols = np.nonzero(useful)[0]
-            ids = np.empty(uniq.size, dtype=np.int32)
-            for k in range(uniq.size):
-                rep = cols[np.argmax(inverse == k)]
-                chosen = np.nonzero(cand[:, rep])[0]
-                # interleave the bundles: first link to each neighbour, then second, ...
-                per = [dls[first[j] : first[j] + counts[j]] for j in chosen]
-                width = max(len(p) for p in per)
-                seq = [p[r] for r in range(width) for p in per if r < len(p)]
-                ids[k] = len(g_start)
-                g_start.append(total)
-                g_size.append(len(seq))
-                g_nbrs.append(len(chosen))
-                members.append(np.asarray(seq, dtype=np.int64))
-                total += len(seq)
-            self.group_of[s, cols] = ids[inverse.ravel()]
-        self.g_start = np.asarray(g_start, dtype=np.int64)
-        self.g_size = np.asarray(g_size, dtype=np.int64)
-        self.g_nbrs = np.asarray(g_nbrs, dtype=np.int64)
-        self.g_members = np.concatenate(members) if members else np.zeros(0, dtype=np.int64)
+        (self.group_of, self.g_start, self.g_size, self.g_nbrs, self.g_members) = equal_cost_groups(
+            self.dist, out_dl, out_from, out_to, self.n_switches
+        )
 
     # -- where each node port sits on its leaf --------------------------------------------------
     def _slots(self, links: Sequence[Link]) -> None:
