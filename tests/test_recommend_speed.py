@@ -24,6 +24,7 @@ from railplan.advise.twins import for_twin, ports_signature, twin_of
 from railplan.catalog import load_catalog
 from railplan.design import Design
 from railplan.errors import RailplanError
+from railplan.pipeline.build import build, plan_json
 from railplan.pipeline.plan import plan, tier_lists
 from railplan.spec import Spec, load_spec
 from railplan.topology import GENERATORS
@@ -249,3 +250,24 @@ def test_ceiling_refusals_change_no_answer(
         plain = recommendation_json(recommend(base, CATALOG, over, workers=1))
     fast.pop("search"), plain.pop("search")
     assert json.dumps(fast, sort_keys=True) == json.dumps(plain, sort_keys=True)
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        spec(1024, "dgx-h100", "qm9700", topology="roft"),
+        spec(512, "dgx-h100", "sn5600", topology="rail-only", planes=2),
+        spec(2048, "dgx-h100", "cx864e-n", "sn5600", topology="fat-tree"),  # CP-SAT chooses
+    ],
+    ids=["roft", "rail-only-2p", "fat-tree-choice"],
+)
+def test_laying_out_the_planned_topology_is_building_again(base: Spec) -> None:
+    """``evaluate`` lays out the topology it planned (``build(planned=)``) instead of planning
+    it again: the same design, bill and solver reports as a build from scratch."""
+    planned = build(base, CATALOG, layout=False)
+    again = build(base, CATALOG, planned=planned)
+    fresh = build(base, CATALOG)
+    assert again.design.links == fresh.design.links and again.design.cables == fresh.design.cables
+    assert json.dumps(plan_json(again), sort_keys=True) == json.dumps(
+        plan_json(fresh), sort_keys=True
+    )

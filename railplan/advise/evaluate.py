@@ -78,7 +78,9 @@ def traffic_figures(traffic: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-def alltoall_pace(design: Design, spread: float | None = None) -> float | None:
+def alltoall_pace(
+    design: Design, spread: float | None = None, ceiling: float | None = None
+) -> float | None:
     """The all-to-all pace a requirement is judged on: the slower of the job
     ``summary_for_compare`` spreads evenly over the cluster (``spread``, computed when not
     given) and the closed-form ceiling of an all-to-all across every node
@@ -91,7 +93,7 @@ def alltoall_pace(design: Design, spread: float | None = None) -> float | None:
     if spread is None:
         nodes = [k * n // m for k in range(m)] if m < n else None
         spread = float(analyze(design, "alltoall", nodes=nodes).collective_fraction or 0.0)
-    return min(spread, alltoall_ceiling(design))
+    return min(spread, alltoall_ceiling(design) if ceiling is None else ceiling)
 
 
 def alltoall_ceiling(design: Design) -> float:
@@ -172,6 +174,7 @@ def evaluate(
         return Evaluation(cand, reason=str(exc))
     problems = tuple(check(topo, catalog))
     report = None
+    ceiling: float | None = None  # alltoall_ceiling(topo), once worked out
     if not full and req.alltoall > 0 and len(topo.nodes) > 1:
         # the cheapest test that can fail, cheapest part first: the closed-form ceiling (one
         # pass over the links), then the job's all-to-all, which the summary reuses
@@ -197,7 +200,8 @@ def evaluate(
     models = {catalog.switch(m) for m in {s.model for s in topo.switches}}
     figures: dict[str, Any] = {**traffic_figures(traffic)}
     if traffic.get("alltoall") is not None:
-        figures["alltoall"] = alltoall_pace(topo, figures["alltoall"]) or figures["alltoall"]
+        judged = alltoall_pace(topo, figures["alltoall"], ceiling)
+        figures["alltoall"] = judged or figures["alltoall"]
     figures |= {
         "max_hops": max_hops(topo),
         "protocol": sorted({m.protocol for m in models}),
