@@ -63,14 +63,19 @@ class State:
         if old == r:
             return
         others, mats = self.tables.partners[g]
-        # the pair matrices are symmetric: the partners' column of a rack is its row
+        # the pair matrices are symmetric: the partners' column of a rack is its row; the rows
+        # are integers, so a move from one rack to another updates them in one pass, exactly
         if old >= 0:
             self.room_u[old] += self.units[g]
             self.room_w[old] += self.power_w[g]
-            self.rows[others] -= self.tables.matrices[mats, old]
         if r >= 0:
             self.room_u[r] -= self.units[g]
             self.room_w[r] -= self.power_w[g]
+        if old >= 0 and r >= 0:
+            self.rows[others] += self.tables.matrices[mats, r] - self.tables.matrices[mats, old]
+        elif old >= 0:
+            self.rows[others] -= self.tables.matrices[mats, old]
+        else:
             self.rows[others] += self.tables.matrices[mats, r]
         self.at[g] = r
 
