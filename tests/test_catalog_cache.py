@@ -79,3 +79,16 @@ def test_catalog_loads_the_same_with_and_without_the_cache(
         load_module._load_cached.cache_clear()
         assert load_catalog_layers().catalog == plain
     load_module._load_cached.cache_clear()
+
+
+def test_another_loader_keys_anew(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from railplan.catalog import parsed_cache
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RAILPLAN_CACHE_DIR", str(cache))
+    file = tmp_path / "parts.yaml"
+    file.write_text("a: 1\n")
+    load_yaml_cached(file, "catalog file", CatalogError)
+    monkeypatch.setattr(parsed_cache, "_loader_code", lambda: b"a stricter loader")
+    load_yaml_cached(file, "catalog file", CatalogError)
+    assert len(list(cache.glob("yaml-*.marshal"))) == 2
