@@ -49,29 +49,46 @@ class Row:
 
 
 Q131 = ("--gpus", "131072", "--node", "dgx-h100")
+#: the rows time the planner: without --topology, ``plan`` first runs the advisor (``recommend``,
+#: seconds at 2k) to pick the family
+ROFT = ("--topology", "roft")
 ROWS = (
     Row("railplan --help", ("--help",), 0.3),
     Row("railplan --version", ("--version",), 0.3),
-    Row("topology only, 1k", ("plan", str(EX / "h100-1k.yaml"), "--no-layout", "--json"), 0.6),
+    Row("topology only, 1k", ("plan", str(EX / "h100-1k.yaml"), "--no-layout", "--json"), 0.3),
     Row("full job, 1k", ("plan", str(EX / "h100-1k.yaml"), "--json"), 1.5),
     Row(
         "full job, 2k",
-        ("plan", "--gpus", "2048", "--node", "dgx-h100", "--switch", "qm9700", "--json"),
-        1.5,
+        ("plan", "--gpus", "2048", "--node", "dgx-h100", "--switch", "qm9700", *ROFT, "--json"),
+        0.5,
     ),
     Row("full job, 16k", ("plan", str(EX / "h100-16k-3tier.yaml"), "--json"), 20.0),
     Row(
         "full job, 131k qm9700 2 planes",
-        ("plan", *Q131, "--switch", "qm9700", "--planes", "2", "--json"),
+        ("plan", *Q131, "--switch", "qm9700", "--planes", "2", *ROFT, "--json"),
         20.0,
         2048.0,
         quick=False,
     ),
     Row(
         "full job, 131k cx864e-n",
-        ("plan", *Q131, "--switch", "cx864e-n", "--json"),
+        ("plan", *Q131, "--switch", "cx864e-n", *ROFT, "--json"),
         20.0,
         2048.0,
+        quick=False,
+    ),
+    Row(
+        "plan -o, 131k qm9700 2 planes",
+        ("plan", *Q131, "--switch", "qm9700", "--planes", "2", *ROFT, "-o", "{out}"),
+        8.0,
+        1536.0,
+        quick=False,
+    ),
+    Row(
+        "plan -o, 131k cx864e-n",
+        ("plan", *Q131, "--switch", "cx864e-n", *ROFT, "-o", "{out}"),
+        8.0,
+        1536.0,
         quick=False,
     ),
     Row(

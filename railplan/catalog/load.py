@@ -10,10 +10,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from railplan.catalog.parsed_cache import load_yaml_cached
 from railplan.catalog.parts import SECTIONS, Catalog
 from railplan.errors import CatalogError
 from railplan.identifiers import ID_RULE, is_id, shorten, shown
-from railplan.safe_load import load_yaml_file
 from railplan.sentences import sentence
 
 #: catalog files in one folder, at most (the bundled catalog has three)
@@ -224,6 +224,6 @@ def _read_folder(folder: Path, label: str, what: str) -> list[tuple[str, object]
             f"catalog directory {folder} holds {len(files)} YAML files; at most {MAX_FILES}"
         )
     return [
-        (f"{label}{file.name}", load_yaml_file(file, "catalog file", CatalogError))
+        (f"{label}{file.name}", load_yaml_cached(file, "catalog file", CatalogError))
         for file in files
     ]

@@ -133,7 +133,7 @@ def build_cables(
     chosen = list(map(assignment.choices.__getitem__, ids))
     media_of = list(map(_CABLE, chosen))
     length_of = list(map(float, map(_STOCKED, chosen)))
-    at = {link_id: i for i, link_id in enumerate(ids)} if plant.cables else {}
+    at = dict(zip(ids, range(len(ids)), strict=True)) if plant.cables else {}
     for link_id, (media_id, length, ph, leg) in plant.cables.items():
         i = at[link_id]
         media_of[i], length_of[i], phys[i], legs[i] = media_id, length, ph, leg

@@ -63,14 +63,19 @@ class State:
         if old == r:
             return
         others, mats = self.tables.partners[g]
-        # the pair matrices are symmetric: the partners' column of a rack is its row
+        # the pair matrices are symmetric: the partners' column of a rack is its row; the rows
+        # are integers, so a move from one rack to another updates them in one pass, exactly
         if old >= 0:
             self.room_u[old] += self.units[g]
             self.room_w[old] += self.power_w[g]
-            self.rows[others] -= self.tables.matrices[mats, old]
         if r >= 0:
             self.room_u[r] -= self.units[g]
             self.room_w[r] -= self.power_w[g]
+        if old >= 0 and r >= 0:
+            self.rows[others] += self.tables.matrices[mats, r] - self.tables.matrices[mats, old]
+        elif old >= 0:
+            self.rows[others] -= self.tables.matrices[mats, old]
+        else:
             self.rows[others] += self.tables.matrices[mats, r]
         self.at[g] = r
 
@@ -232,11 +237,13 @@ def _swaps(state: State, classes: np.ndarray) -> int:
         if len(members) < 2:
             continue
         racks = state.at[members]
-        sub = state.rows[np.ix_(members, racks)]
+        sub = state.rows[members].take(racks, axis=1)  # rows[np.ix_(members, racks)], 2x faster
         gain = sub - np.diagonal(sub)[:, None]
         gain = gain + gain.T
-        gain[racks[:, None] == racks[None, :]] = 0
-        i, j = np.nonzero(np.triu(gain < 0, 1))
+        # improving pairs i < j of two racks (a pair within one rack gains nothing)
+        better = gain < 0
+        better &= racks[:, None] != racks[None, :]
+        i, j = np.nonzero(np.triu(better, 1))
         for k in np.argsort(gain[i, j], kind="stable").tolist():
             a, b = int(members[i[k]]), int(members[j[k]])
             if _swap_gain(state, a, b) < 0:
