@@ -418,3 +418,24 @@ def test_ethernet_firmware_step_names_the_spread_and_says_not_measured(tmp_path:
     assert got["fw_nic_outliers"].status == "fail" and f"cable {cable} [{a} | {b}]" in got[
         "fw_nic_outliers"].detail  # fmt: skip
     assert got["fw_switch_outliers"].status == "pass"
+
+
+def test_mlxlink_outputs_collected_by_hand_are_judged_by_cable(tmp_path: Path) -> None:
+    """Without ibdiagnet's cable info, ``mlxlink -m`` per HCA port (mlxlink-<node>-<dev>.txt)."""
+    design, plan = _plan(IB)
+    lq = tmp_path / "LQ-FABRIC"
+    (lq / "finish").mkdir(parents=True)
+    (lq / "start.epoch").write_text("1700000000\n")
+    (lq / "finish.epoch").write_text("1700007800\n")
+    node = design.nodes[0].id
+    for k in range(2):
+        rx = "1.886,1.989,2.281,1.976" if k == 0 else "1.886,-13.5,2.281,1.976"
+        (lq / "finish" / f"mlxlink-{node}-mlx5_{k}.txt").write_text(
+            f"Temperature [C]                    : 54 [-5..75]\n"
+            f"Rx Power Current [dBm]             : {rx} [-10.41..6]\n"
+        )
+    exps = [e for e in expectations(plan) if e.metric == "lq_modules_out_of_limits"]  # type: ignore[arg-type]
+    (r,) = grade(design, exps, tmp_path).results
+    cable, a, b = _cable(design, node, 1)
+    assert (r.status, r.measured) == ("fail", 1.0)
+    assert f"cable {cable} [{a} | {b}]" in r.detail and "lane 2 RX -13.50 dBm" in r.detail

@@ -139,6 +139,9 @@ class LinkQuality:
         )
 
         path = files.get("ibdiagnet2.db_csv") or files.get("ibdiagnet2.cables")
+        mlxlink = sorted(n for n in files if n.startswith("mlxlink-") and n.endswith(".txt"))
+        if path is None and mlxlink:
+            return self._mlxlink_modules(exp, [files[n] for n in mlxlink])
         if path is None:
             return (None, "no ibdiagnet2.db_csv or ibdiagnet2.cables from ibdiagnet "
                     "--get_cable_info: module readings not measured", "missing")  # fmt: skip
@@ -158,6 +161,25 @@ class LinkQuality:
                 bad.append(f"{where} module {m.pn or '?'} SN {m.sn or '?'}: " + "; ".join(found))
         return _result(bad, f"{len(judged)} of {len(modules)} modules in {path.name} with "
                             "thresholds or alarm flags")  # fmt: skip
+
+    def _mlxlink_modules(self, exp: Expectation, paths: list[Path]) -> Measured:
+        """``mlxlink -m`` outputs collected by hand, one ``mlxlink-<node>-<device>.txt`` per
+        HCA port: each module against the alarm thresholds mlxlink prints beside its value."""
+        from railplan.field.parse_module import parse_mlxlink_module
+
+        bad, judged = [], 0
+        for path in paths:
+            reading = parse_mlxlink_module(read_text(path), str(path))
+            if not reading.judged:
+                continue
+            judged += 1
+            node, _, dev = path.stem[len("mlxlink-") :].rpartition("-")
+            alarms, _warnings = reading.findings()
+            if alarms:
+                bad.append(
+                    f"{self._ib_where(f'{node} {dev}', 1, exp.devices)} " + "; ".join(alarms)
+                )
+        return _result(bad, f"{judged} of {len(paths)} mlxlink -m outputs with thresholds")
 
     def switch_name(self, desc: str) -> str:
         """A switch's design id for its IB node description or site name (else the name)."""
