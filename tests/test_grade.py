@@ -489,6 +489,10 @@ def scripted_results(design: Design, folder: Path, slow_node: str, bad_link: str
             from tests.test_linkq import write_linkq_results
 
             write_linkq_results(design, test, folder)
+        elif test.kind == "firmware":
+            from tests.test_firmware_modules import write_firmware_results
+
+            write_firmware_results(design, test, folder)
         else:  # pair tests and NCCL collectives
             crosses = len(nodes) == 2 and bad_link in link_sets(design, nodes[0], nodes[1])[1]
             slow = slow_node in nodes or crosses

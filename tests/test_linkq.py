@@ -202,6 +202,7 @@ def test_grade_names_the_cable_of_an_infiniband_port_over_ber(tmp_path: Path) ->
         "lq_ports_over_effective_ber": "pass",
         "lq_ports_with_errors": "pass",
         "lq_link_downs": "pass",
+        "lq_modules_out_of_limits": "missing",  # no ibdiagnet2.db_csv: not measured
         "lq_soak_s": "fail",
     }
 
@@ -307,6 +308,9 @@ def write_linkq_results(design: Design, test: PlanTest, folder: Path) -> None:
         (out / "finish").mkdir()
         (out / "finish" / "ibdiagnet2.net_dump_ext").write_text(net_dump_ext(design, {}))
         (out / "finish" / "ibqueryerrors.txt").write_text("")
+        from tests.test_firmware_modules import db_csv
+
+        (out / "finish" / "ibdiagnet2.db_csv").write_text(db_csv(design))
     elif test.nodes:
         for dev in dict.fromkeys(test.devices):
             (out / f"ethtool-{dev}-start.txt").write_text(_ethtool(5000))

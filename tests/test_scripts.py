@@ -110,12 +110,14 @@ for k in 0 1 2 3 4 5 6 7; do printf '  NIC%s: mlx5_%s\\n' $k $k; done
     "mlnx_qos": "#!/bin/sh\necho 'enabled 0 0 0 1 0 0 0 0'\n",
     # a clean port: no uncorrectable symbol, a few corrected bits (mlx5 counter names)
     "ethtool": """#!/bin/sh
+[ "$1" = -i ] && { printf 'driver: mlx5_core\\nfirmware-version: 28.39.1002\\n'; exit 0; }
 [ "$1" = -S ] || { echo "Active FEC encoding: RS"; exit 0; }
 printf 'NIC statistics:\\n     rx_crc_errors_phy: 0\\n     rx_pcs_symbol_err_phy: 0\\n'
 printf '     rx_corrected_bits_phy: 1200\\n'
 """,
     # SONiC show interfaces counters fec-stats with no uncorrectable codeword
     "show": """#!/bin/sh
+[ "$1" = version ] && { printf 'SONiC Software Version: SONiC.202311.1\\nHwSKU: Mellanox-SN2700\\n'; exit 0; }
 echo '    IFACE    STATE    FEC_CORR    FEC_UNCORR    FEC_SYMBOL_ERR'
 echo '---------  -------  ----------  ------------  ----------------'
 echo 'Ethernet0        U     130,402             0                 0'
@@ -175,7 +177,7 @@ def test_run_against_stand_in_tools_and_grade(tmp_path: Path) -> None:
         "SERVER_WAIT": "0",
     }
     env["LQ_TMP"] = str(tmp_path / "lq")
-    steps = ("00_node_checks.sh", "50_link_quality.sh start", "20_rdma.sh", "30_pairs.sh",
+    steps = ("00_node_checks.sh", "16_firmware.sh", "50_link_quality.sh start", "20_rdma.sh", "30_pairs.sh",
              "40_nccl.sh", "50_link_quality.sh finish")  # fmt: skip
     for step in steps:
         script, *args = step.split()

@@ -293,6 +293,7 @@ def test_yaml_and_json_hold_the_same_plan() -> None:
     assert [s["key"] for s in data["sections"]] == [
         "node",
         "cabling",
+        "fabric",
         "linkq",
         "rdma",
         "pairs",

@@ -71,6 +71,9 @@ class LinkQuality:
         if soak is None or soak <= 0:
             return None, "no start.epoch and finish.epoch: the soak is unknown", "missing"
         by_name = {p.name: p for p in files}
+        ib = "ibdiagnet2.net_dump_ext" in by_name or exp.test_id == "LQ-FABRIC"
+        if exp.metric == "lq_modules_out_of_limits" and ib:
+            return self._ib_modules(exp, by_name)
         if exp.metric == "lq_link_downs" and "ibqueryerrors.txt" in by_name:
             return self._ib_link_downs(exp, by_name["ibqueryerrors.txt"], soak)
         if exp.metric == "lq_link_downs" and "ibdiagnet2.net_dump_ext" in by_name:
@@ -125,6 +128,64 @@ class LinkQuality:
                 bad.append(f"{self._ib_where(p.desc, p.port, exp.devices)} {downs} link-down(s) "
                            f"in {soak / 3600:.1f} h ({per_day:.1f} per 24 h)")  # fmt: skip
         return _result(bad, f"{len(ports)} ports with error counters in {path.name}")
+
+    def _ib_modules(self, exp: Expectation, files: dict[str, Path]) -> Measured:
+        """Modules outside their own thresholds or with an alarm flag set, from ibdiagnet's
+        cable info (``ibdiagnet2.db_csv`` CABLE_INFO, else ``ibdiagnet2.cables``)."""
+        from railplan.field.parse_ibdiag_csv import (
+            cable_modules,
+            parse_cables_text,
+            parse_db_csv_file,
+        )
+
+        path = files.get("ibdiagnet2.db_csv") or files.get("ibdiagnet2.cables")
+        mlxlink = sorted(n for n in files if n.startswith("mlxlink-") and n.endswith(".txt"))
+        if path is None and mlxlink:
+            return self._mlxlink_modules(exp, [files[n] for n in mlxlink])
+        if path is None:
+            return (None, "no ibdiagnet2.db_csv or ibdiagnet2.cables from ibdiagnet "
+                    "--get_cable_info: module readings not measured", "missing")  # fmt: skip
+        head = read_text(path)
+        if head.startswith("railplan: not measured:"):
+            return None, head.splitlines()[0][len("railplan: ") :], "missing"
+        if path.name.endswith(".db_csv"):
+            modules = cable_modules(parse_db_csv_file(path))
+        else:
+            modules = parse_cables_text(head, str(path))
+        judged = [m for m in modules if m.judged]
+        bad = []
+        for m in judged:
+            found = m.findings()
+            if found:
+                where = self._ib_where(m.desc, m.port, exp.devices)
+                bad.append(f"{where} module {m.pn or '?'} SN {m.sn or '?'}: " + "; ".join(found))
+        return _result(bad, f"{len(judged)} of {len(modules)} modules in {path.name} with "
+                            "thresholds or alarm flags")  # fmt: skip
+
+    def _mlxlink_modules(self, exp: Expectation, paths: list[Path]) -> Measured:
+        """``mlxlink -m`` outputs collected by hand, one ``mlxlink-<node>-<device>.txt`` per
+        HCA port: each module against the alarm thresholds mlxlink prints beside its value."""
+        from railplan.field.parse_module import parse_mlxlink_module
+
+        bad, judged = [], 0
+        for path in paths:
+            reading = parse_mlxlink_module(read_text(path), str(path))
+            if not reading.judged:
+                continue
+            judged += 1
+            node, _, dev = path.stem[len("mlxlink-") :].rpartition("-")
+            alarms, _warnings = reading.findings()
+            if alarms:
+                bad.append(
+                    f"{self._ib_where(f'{node} {dev}', 1, exp.devices)} " + "; ".join(alarms)
+                )
+        return _result(bad, f"{judged} of {len(paths)} mlxlink -m outputs with thresholds")
+
+    def switch_name(self, desc: str) -> str:
+        """A switch's design id for its IB node description or site name (else the name)."""
+        host, _ = split_ib_description(desc)
+        found = self.names.device(host) or self.names.device(desc)
+        return found or f"{host or desc} (not in the design)"
 
     def _ib_where(self, desc: str, port: int, devices: tuple[str, ...]) -> str:
         """``cable C00017 (node0003 nic2)`` for ``node0003 mlx5_2`` port 1 (the plan's device

@@ -417,6 +417,17 @@ class Measure:
             self.linkq = LinkQuality(self.design, self.names)
         return self.linkq(exp, files)
 
+    def _m_firmware(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
+        """Firmware consistency of switches, NICs and modules (``railplan.field.firmware``)."""
+        from railplan.field.firmware import judge
+        from railplan.field.linkq import LinkQuality
+
+        if self.linkq is None:
+            self.linkq = LinkQuality(self.design, self.names)
+        lq = self.linkq
+        return judge(exp, files, lambda d, p: lq._ib_where(d, p, exp.devices), lq.switch_name,
+                     lambda n, d: lq._ib_where(f"{n} {d}", 1, exp.devices))  # fmt: skip
+
     # cabling
     def _m_cabling(self, exp: Expectation, files: list[Path]) -> tuple[float | None, str, str]:
         from railplan.field.asbuilt import compare

@@ -122,4 +122,43 @@ def parse_ethtool_module_file(path: str | Path) -> ModuleReading:
     return parse_ethtool_module(read_text(path), str(path))
 
 
-__all__ = ["ModuleReading", "parse_ethtool_module", "parse_ethtool_module_file"]
+_MLXLINK = re.compile(
+    r"^\s*(Temperature \[C\]|Rx Power Current \[dBm\])\s*:\s*([-\d.,]+)\s*"
+    r"\[(-?[\d.]+)\.\.(-?[\d.]+)\]"
+)
+
+
+def parse_mlxlink_module(text: str, source: str = "mlxlink -m") -> ModuleReading:
+    """The Module Info of ``mlxlink -m``: ``Temperature [C] : 54 [-5..75]`` and ``Rx Power
+    Current [dBm] : 1.886,1.989,2.281,1.976 [-10.41..6]`` (the format as public mlxlink
+    readers quote real output). The bracket is ``[low..high]`` of the module's thresholds, which
+    mlxlink reads from the PDDR module info page (Mellanox/mstflint
+    mlxlink/modules/mlxlink_commander.cpp, prepareDDMSection), whose fields are the module's
+    *alarm* thresholds (mstflint tools_layouts/reg_access_switch_layouts.h: "Alarm high
+    temperature threshold", "Alarm low RX Power threshold in dBm"). RX power in dBm is turned
+    into mW so that the judgement is the same as ``ethtool -m``'s."""
+    no_huge_numbers(text, source)
+    temp: float | None = None
+    tl: tuple[float | None, ...] = (None, None, None, None)
+    rx: tuple[float, ...] = ()
+    rl: tuple[float | None, ...] = (None, None, None, None)
+    for line in text.splitlines():
+        m = _MLXLINK.match(line)
+        if not m:
+            continue
+        values = [float(v) for v in m.group(2).split(",") if v]
+        lo, hi = float(m.group(3)), float(m.group(4))
+        if m.group(1).startswith("Temperature"):
+            temp, tl = values[0], (hi, lo, None, None)
+        else:
+            rx = tuple(10 ** (v / 10) for v in values)
+            rl = (10 ** (hi / 10), 10 ** (lo / 10), None, None)
+    return ModuleReading(temp, (tl[0], tl[1], tl[2], tl[3]), rx, (rl[0], rl[1], rl[2], rl[3]))
+
+
+__all__ = [
+    "ModuleReading",
+    "parse_ethtool_module",
+    "parse_ethtool_module_file",
+    "parse_mlxlink_module",
+]

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from railplan.design import Design
 from railplan.errors import DesignFileError
 from railplan.render.script_lib import LIB
+from railplan.render.scripts_firmware import firmware_script
 from railplan.render.scripts_linkq import LINKQ_PROBE, linkq_script
 from railplan.render.scripts_slurm import (
     ON_SRUN,
@@ -257,7 +258,7 @@ wait
 
 RUN_ALL = """
 # the link-quality snapshots bracket the RDMA, pair, NCCL, ladder and burn-in steps: the soak
-for step in 00_node_checks "05_dcgm 1" 10_cabling 15_fabric "50_link_quality start" 20_rdma \\
+for step in 00_node_checks "05_dcgm 1" 10_cabling 15_fabric 16_firmware "50_link_quality start" 20_rdma \\
     30_pairs 40_nccl 60_ladder 70_burnin "50_link_quality finish" "05_dcgm 3"; do
   read -r -a cmd <<< "$step"
   [ -f "$HERE/${cmd[0]}.sh" ] || continue  # the ladder and burn-in are written when planned
@@ -457,9 +458,13 @@ def render_scripts(plan: TestPlan, design: Design) -> Files:
                                ON_SSH + linkq_script(plan.protocol)),
         "run_all.sh": ("Every step in order", RUN_ALL),
     }  # fmt: skip
-    if "fabric" in tests:
+    fabric_ids = {t.id for t in tests.get("fabric", ())}
+    if "FABRIC-IB" in fabric_ids:
         steps["15_fabric.sh"] = ("Fabric checks: ibdiagnet routing (credit loops) and fat-tree "
                                  "validation", ON_SSH + _fill(FABRIC_IB, {"IBDIAG": _ibdiag_flags(tests)}))  # fmt: skip
+    if "FW-FABRIC" in fabric_ids:
+        steps["16_firmware.sh"] = ("Firmware: every switch, NIC and module model on one version",
+                                   ON_SSH + firmware_script(plan.protocol))  # fmt: skip
     if "dcgm" in tests:
         steps["05_dcgm.sh"] = ("DCGM diagnostics: 05_dcgm.sh 1 (node phase) | 3 (burn-in phase)",
                                DCGM)  # fmt: skip
@@ -514,7 +519,7 @@ def _linkq_values(plan: TestPlan) -> dict[str, str]:
 
 def _ibdiag_flags(tests: dict[str, tuple[PlanTest, ...]]) -> str:
     """``-r`` or ``-r --ft``: the flags the fabric test's command names."""
-    command = tests["fabric"][0].command[0]
+    command = next(t for t in tests["fabric"] if t.id == "FABRIC-IB").command[0]
     return "-r --ft" if " --ft " in command else "-r"
 
 
@@ -545,6 +550,7 @@ def _readme(plan: TestPlan) -> str:
         "  ./run_all.sh                 every step in order, or the steps one by one:\n"
         f"  ./00_node_checks.sh          ACS, {peer}, ports Active at rate and MTU, RoCE\n"
         "  ./10_cabling.sh              LLDP / IB discovery into results/asbuilt + manifest\n"
+        "  ./16_firmware.sh             firmware of every switch, NIC (and IB module) per model\n"
         "  ./20_rdma.sh                 ib_write_bw / ib_write_lat per path class\n"
         "  ./30_pairs.sh                two-node ring all-reduce pairs, round by round\n"
         "  ./40_nccl.sh                 all_reduce_perf / alltoall_perf\n"

@@ -197,10 +197,25 @@ LINKQ_IB = """linkq_ib() {  # linkq_ib TEST: ibdiagnet from the first host of th
     verdict "$test" OK "counters cleared from $first; run the soak, then finish"
     return
   fi
-  on_node "$first" ibdiagnet --get_phy_info -o "$LQ_TMP/finish" \\
+  on_node "$first" ibdiagnet --get_phy_info --get_cable_info -o "$LQ_TMP/finish" \\
     > "$out/finish/ibdiagnet.log" 2>&1 < /dev/null || true
   on_node "$first" cat "$LQ_TMP/finish/ibdiagnet2.net_dump_ext" \\
     > "$out/finish/ibdiagnet2.net_dump_ext" 2> /dev/null < /dev/null || true
+  on_node "$first" cat "$LQ_TMP/finish/ibdiagnet2.db_csv" \\
+    > "$out/finish/ibdiagnet2.db_csv" 2> /dev/null < /dev/null || rm -f "$out/finish/ibdiagnet2.db_csv"
+  # modules: CABLE_INFO rows with one of the module's own alarm flags set (SFF-8636/CMIS
+  # High/Low Temperature and RX<n> Power alarms); railplan grade also compares every reading
+  # with the module's thresholds and names each cable
+  local modules="not measured (no ibdiagnet2.db_csv)"
+  if grep -q '^START_CABLE_INFO' "$out/finish/ibdiagnet2.db_csv" 2> /dev/null; then
+    modules="$(awk -F, '
+      function t(s) { gsub(/^[ \\t"]+|[ \\t"]+$/, "", s); return s }
+      /^START_CABLE_INFO/ { in_ci = 1; hdr = 0; next }
+      /^END_CABLE_INFO/ { in_ci = 0; next }
+      in_ci && !hdr { for (i = 1; i <= NF; i++) if (t($i) ~ /^(High|Low)(Temperature|RX[0-9]+Power)Alarm$/) f[i] = 1; hdr = 1; next }
+      in_ci { a = 0; for (i in f) if (t($i) != "" && t($i) != "0" && t($i) != "N/A") a = 1; n += a }
+      END { print n + 0 }' "$out/finish/ibdiagnet2.db_csv")"
+  fi
   # error counters since the clear at start (infiniband-diags): LinkDownedCounter per port
   local qe=0 downs
   on_node "$first" ibqueryerrors > "$out/finish/ibqueryerrors.txt" \\
@@ -226,14 +241,15 @@ LINKQ_IB = """linkq_ib() {  # linkq_ib TEST: ibdiagnet from the first host of th
     END { printf "%d %d %d %s\\n", n, o, x, (w == "" ? "-" : w) }' \\
     "$out/finish/ibdiagnet2.net_dump_ext" 2> /dev/null)"
   local detail="soak=${soak}s ports=${ports:-0} over_ber=${over:-0} with_symbol_errors=${errs:-0}"
-  detail+=" link_downs=${downs:-0}"
+  detail+=" link_downs=${downs:-0} modules_in_alarm=${modules// /_}"
   if [ "${ports:-0}" = 0 ]; then
     verdict "$test" FAIL "no BER table from ibdiagnet --get_phy_info (see $out/finish): not measured"
   elif [ ! -f "$out/start.epoch" ] || [ "$soak" -lt "$MIN_SOAK" ]; then
     verdict "$test" FAIL "$detail; soak shorter than $MIN_SOAK s or no start snapshot"
   elif [ "$qe" != 0 ]; then
     verdict "$test" FAIL "$detail; ibqueryerrors failed or is not installed on $first: link-downs not measured"
-  elif [ "$over" != 0 ] || [ "$errs" != 0 ] || [ "${downs:-0}" != 0 ]; then
+  elif [ "$over" != 0 ] || [ "$errs" != 0 ] || [ "${downs:-0}" != 0 ] \\
+      || { [[ "$modules" =~ ^[0-9]+$ ]] && [ "$modules" != 0 ]; }; then
     verdict "$test" FAIL "$detail; first: ${worst// /_} (railplan grade names every cable)"
   else
     verdict "$test" OK "$detail"

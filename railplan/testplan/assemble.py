@@ -44,7 +44,7 @@ def build_testplan(
     node = node_section(ctx)
     step(1)
     cabling = cabling_section(ctx)
-    fabric_checks = (fabric_section(ctx),) if not ctx.roce else ()
+    fabric_checks = fabric_section(ctx)
     step(2)
     linkq = linkq_section(ctx)
     step(3)
@@ -76,7 +76,7 @@ def build_testplan(
         protocol=r.protocol,
         line_rate_gbps=r.port_gbps,
         efficiency=r.efficiency,
-        sections=(node, cabling, *fabric_checks, linkq, rdma, pairs, nccl, *extra),
+        sections=(node, cabling, fabric_checks, linkq, rdma, pairs, nccl, *extra),
         coverage=chosen.coverage,
         link_groups=groups,
         devices=devices,

@@ -76,6 +76,9 @@ METRICS: dict[str, MetricSpec] = {
     "lq_ports_over_effective_ber": MetricSpec("linkq", "count", "lower"),
     "lq_link_downs": MetricSpec("linkq", "count", "lower"),
     "lq_modules_out_of_limits": MetricSpec("linkq", "count", "lower"),
+    "fw_switch_outliers": MetricSpec("firmware", "count", "lower"),
+    "fw_nic_outliers": MetricSpec("firmware", "count", "lower"),
+    "fw_module_outliers": MetricSpec("firmware", "count", "lower"),
 }
 ALIASES = {
     "busbw_gbytes": "busbw_gbs",
@@ -267,7 +270,9 @@ def expectations(plan: TestPlan) -> list[Expectation]:
                     ports=test.ports,
                     target=check.target,
                     scope=scope,
-                    devices=test.devices if test.kind in ("node", "linkq", "burnin") else (),
+                    devices=test.devices
+                    if test.kind in ("node", "linkq", "burnin", "firmware")
+                    else (),
                     curve=check.curve,
                 )
             )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from railplan.testplan.context import PlanContext
 from railplan.testplan.expected import same_check
+from railplan.testplan.firmware import firmware_test
 from railplan.testplan.model import PlanTest, Section
 
 #: topology families whose InfiniBand fabric is a fat-tree (leaf-spine(-core) Clos)
@@ -23,7 +24,12 @@ FAT_TREES = ("fat-tree", "roft")
 
 
 def fabric_section(ctx: PlanContext) -> Section:
-    """One fabric-wide test: ibdiagnet's routing (and, on a fat-tree, fat-tree) validation."""
+    """Fabric-wide tests: ibdiagnet's routing (and, on a fat-tree, fat-tree) validation on
+    InfiniBand, and on every fabric the firmware of every switch, NIC and module
+    (``testplan.firmware``)."""
+    firmware, firmware_intro = firmware_test(ctx)
+    if ctx.roce:
+        return Section("fabric", "Fabric checks", firmware_intro, (firmware,))
     design = ctx.design
     fat_tree = design.topology in FAT_TREES and any(s.role == "spine" for s in design.switches)
     flags = "-r --ft" if fat_tree else "-r"
@@ -46,9 +52,10 @@ def fabric_section(ctx: PlanContext) -> Section:
         f"Run once from any node after the subnet manager has routed the fabric: ibdiagnet "
         f"{flags} validates the routing tables (unicast and multicast, credit-loop detection)"
         + (" and that the topology is a properly connected fat-tree" if fat_tree else "")
-        + ". Any error it reports fails the check; its log names the switch GUIDs and ports."
+        + ". Any error it reports fails the check; its log names the switch GUIDs and ports. "
+        + firmware_intro
     )
-    return Section("fabric", "Fabric checks", intro, (test,))
+    return Section("fabric", "Fabric checks", intro, (test, firmware))
 
 
 __all__ = ["FAT_TREES", "fabric_section"]

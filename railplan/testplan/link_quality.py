@@ -60,6 +60,15 @@ IB_MIN_UPTIME_SOURCE = f"{BRINGUP}: port up at least 125 minutes before BER is j
 #: for the whole window, so the uptime rule above cannot hold for it; the count and its rate per
 #: 24 h are named (ibqueryerrors LinkDownedCounter, cleared with the PM counters at start)
 IB_LINK_DOWNS_ALLOWED = 0
+#: where an InfiniBand module's limits come from: the module's own memory map, as NVIDIA's tools
+#: read it (mstflint tools_layouts/reg_access_switch_layouts.h, PDDR module info page:
+#: temperature_high_th "Alarm high temperature threshold in 1/256 C", rx_power_low_th "Alarm
+#: low RX Power threshold in dBm"; mlxlink -m prints them as "[low..high]")
+MODULE_LIMITS_SOURCE = (
+    "limits are the module's own SFF-8636/CMIS alarm thresholds, as NVIDIA's PDDR module info "
+    "page names them (mstflint reg_access_switch_layouts.h: temperature_high_th, "
+    "rx_power_low_th 'Alarm ... threshold')"
+)
 #: kept for scripts and callers that ask for one BER figure: the symbol-BER error line of the
 #: fastest class
 IB_BER_LIMIT = IB_BER_LINES[0].symbol_error
@@ -133,7 +142,9 @@ def linkq_section(ctx: PlanContext) -> Section:
             f"judged after 125 minutes up). A port above the Symbol BER error line ({limit:g}) "
             "or the Effective BER error line, with a symbol error, or with an involuntary "
             "link-down names its cable id and labels (ibdiagnet's node description and port, "
-            "mapped to the design's cable)."
+            "mapped to the design's cable). The finish run adds --get_cable_info: each "
+            "module's temperature and per-lane RX power are judged against the thresholds "
+            "the module reports, and a module alarm flag fails its cable."
         )
     if ctx.roce and not _mlx5(ctx):
         intro += (
@@ -175,13 +186,19 @@ def _ib_tests(ctx: PlanContext, soak_check: Check) -> list[PlanTest]:
                    "during the soak: a port that went down was not up for the "
                    f"{IB_MIN_UPTIME_S // 60} minutes {BRINGUP} requires before BER is judged",
                    target=IB_LINK_DOWNS_ALLOWED),
+        same_check("lq_modules_out_of_limits", 0, "modules", "lower",
+                   "module temperature and every lane's RX power inside the thresholds the "
+                   "module itself reports, and no module alarm flag set (ibdiagnet "
+                   "--get_cable_info after the soak: CABLE_INFO of ibdiagnet2.db_csv; the "
+                   f"{MODULE_LIMITS_SOURCE}); a module without thresholds, such as a copper "
+                   "DAC, is not judged"),
         soak_check,
     )  # fmt: skip
     command = (
         "ibdiagnet --pc --reset_phy_info -o results/LQ-FABRIC/start"
         "   # before the soak: clears PM and PHY counters",
-        "ibdiagnet --get_phy_info -o results/LQ-FABRIC/finish"
-        "   # after the soak: BER per port in ibdiagnet2.net_dump_ext",
+        "ibdiagnet --get_phy_info --get_cable_info -o results/LQ-FABRIC/finish"
+        "   # after the soak: BER per port (ibdiagnet2.net_dump_ext), modules (db_csv)",
         "ibqueryerrors > results/LQ-FABRIC/finish/ibqueryerrors.txt"
         "   # error counters since the clear: LinkDownedCounter per port",
     )
