@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from railplan.design import Design
 from railplan.errors import DesignFileError
 from railplan.render.script_lib import LIB
-from railplan.render.scripts_firmware import firmware_script
+from railplan.render.scripts_firmware import firmware_script, ibdiagnet_first_host
 from railplan.render.scripts_linkq import LINKQ_PROBE, linkq_script
 from railplan.render.scripts_slurm import (
     ON_SRUN,
@@ -204,18 +204,10 @@ done < <(rows {table})
 
 NCCL = _nccl_runs("nccl.tsv", "NCCL collectives")
 
-FABRIC_IB = """
-# ibdiagnet from the first host: routing validation (credit loops) and, on a fat-tree, --ft
-test=FABRIC-IB
-out="$RESULTS/$test"
-mkdir -p "$out"
-first="$(awk 'NF { print $1; exit }' "$HOSTFILE")"
-if ! on_node "$first" bash -c 'command -v ibdiagnet' > /dev/null 2>&1 < /dev/null; then
-  echo "railplan: not measured: ibdiagnet not installed on $first" > "$out/ibdiagnet2.log"
-  verdict "$test" OK "not measured: ibdiagnet not installed on $first"
-  exit 0
-fi
-on_node "$first" ibdiagnet @IBDIAG@ -o /tmp/railplan-fabric > "$out/ibdiagnet.out" 2>&1 < /dev/null || true
+FABRIC_IB = (
+    "\n# ibdiagnet from the first host: routing validation (credit loops) and, on a fat-tree, --ft\n"
+    + ibdiagnet_first_host("FABRIC-IB", "ibdiagnet2.log")
+    + """on_node "$first" ibdiagnet @IBDIAG@ -o /tmp/railplan-fabric > "$out/ibdiagnet.out" 2>&1 < /dev/null || true
 on_node "$first" cat /tmp/railplan-fabric/ibdiagnet2.log > "$out/ibdiagnet2.log" 2> /dev/null < /dev/null || true
 errors="$(grep -c '^[[:space:]]*-E-' "$out/ibdiagnet2.log" || true)"
 if [ ! -s "$out/ibdiagnet2.log" ]; then
@@ -226,6 +218,7 @@ else
   verdict "$test" FAIL "ibdiagnet @IBDIAG@: $errors error(s): $(grep -m 1 '^[[:space:]]*-E-' "$out/ibdiagnet2.log")"
 fi
 """
+)
 
 DCGM = """
 # dcgmi diag at this phase's run level on every node at once (data/dcgm.tsv)

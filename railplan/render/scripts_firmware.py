@@ -11,18 +11,27 @@ with its cable. A tool that is not installed is "not measured" (its file says so
 
 from __future__ import annotations
 
-FIRMWARE_IB = """
-# firmware of every switch, HCA and cable module (ibdiagnet2.db_csv), compared per model
-test=FW-FABRIC
-out="$RESULTS/$test"
-mkdir -p "$out"
-first="$(awk 'NF { print $1; exit }' "$HOSTFILE")"
-if ! on_node "$first" bash -c 'command -v ibdiagnet' > /dev/null 2>&1 < /dev/null; then
-  echo "railplan: not measured: ibdiagnet not installed on $first" > "$out/ibdiagnet2.db_csv"
-  verdict "$test" OK "not measured: ibdiagnet not installed on $first"
-  exit 0
-fi
-on_node "$first" ibdiagnet --get_cable_info -o /tmp/railplan-fw > "$out/ibdiagnet.out" 2>&1 < /dev/null || true
+
+def ibdiagnet_first_host(test: str, saved: str) -> str:
+    """Shell lines that name the step and its results folder and stop "not measured" when the
+    first host has no ibdiagnet (the file it would have saved says so)."""
+    return (
+        f"test={test}\n"
+        'out="$RESULTS/$test"\n'
+        'mkdir -p "$out"\n'
+        'first="$(awk \'NF { print $1; exit }\' "$HOSTFILE")"\n'
+        "if ! on_node \"$first\" bash -c 'command -v ibdiagnet' > /dev/null 2>&1 < /dev/null; then\n"
+        f'  echo "railplan: not measured: ibdiagnet not installed on $first" > "$out/{saved}"\n'
+        '  verdict "$test" OK "not measured: ibdiagnet not installed on $first"\n'
+        "  exit 0\n"
+        "fi\n"
+    )
+
+
+FIRMWARE_IB = (
+    "\n# firmware of every switch, HCA and cable module (ibdiagnet2.db_csv), compared per model\n"
+    + ibdiagnet_first_host("FW-FABRIC", "ibdiagnet2.db_csv")
+    + """on_node "$first" ibdiagnet --get_cable_info -o /tmp/railplan-fw > "$out/ibdiagnet.out" 2>&1 < /dev/null || true
 on_node "$first" cat /tmp/railplan-fw/ibdiagnet2.db_csv > "$out/ibdiagnet2.db_csv" 2> /dev/null < /dev/null || true
 if ! grep -q '^START_NODES' "$out/ibdiagnet2.db_csv"; then
   verdict "$test" FAIL "no ibdiagnet2.db_csv from $first (see $out/ibdiagnet.out)"
@@ -51,6 +60,7 @@ else
   verdict "$test" FAIL "models on more than one firmware version: $spread (railplan grade names each device)"
 fi
 """
+)
 
 FIRMWARE_ETHERNET = """
 # firmware of every back-end NIC (ethtool -i) and switch (show version), compared per model
