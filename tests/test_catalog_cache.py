@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
 
+from railplan.catalog import parsed_cache
 from railplan.catalog.load import bundled_catalog_dir, load_catalog_layers
 from railplan.catalog.parsed_cache import cache_dir, load_yaml_cached
 from railplan.errors import CatalogError
@@ -92,3 +95,35 @@ def test_another_loader_keys_anew(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(parsed_cache, "_loader_code", lambda: b"a stricter loader")
     load_yaml_cached(file, "catalog file", CatalogError)
     assert len(list(cache.glob("yaml-*.marshal"))) == 2
+
+
+def test_the_folder_keeps_the_most_recently_used_entries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("RAILPLAN_CACHE_DIR", str(cache))
+    monkeypatch.setattr(parsed_cache, "MAX_ENTRIES", 3)
+    cache.mkdir()
+    (cache / "notes.txt").write_text("not an entry")  # someone else's file stays
+    files = []
+    for n in range(5):
+        file = tmp_path / f"parts{n}.yaml"
+        file.write_text(f"a: {n}\n")
+        files.append(file)
+    seen: set[Path] = set()
+    for n, file in enumerate(files[:3]):  # entries aged 3, 2 and 1 hours: deterministic order
+        load_yaml_cached(file, "catalog file", CatalogError)
+        (entry,) = set(cache.glob("yaml-*.marshal")) - seen
+        seen.add(entry)
+        os.utime(entry, (time.time() - 3600 * (3 - n),) * 2)
+    first = {e.name for e in cache.glob("yaml-*.marshal")}
+    assert len(first) == 3
+    assert load_yaml_cached(files[0], "catalog file", CatalogError) == {"a": 0}  # a hit: used now
+    load_yaml_cached(files[3], "catalog file", CatalogError)  # the fourth prunes the oldest
+    load_yaml_cached(files[4], "catalog file", CatalogError)
+    kept = sorted(cache.glob("yaml-*.marshal"))
+    assert len(kept) == 3
+    assert (cache / "notes.txt").exists()
+    monkeypatch.setenv("RAILPLAN_CACHE_DIR", "")  # the kept entries are files 0, 3 and 4
+    values = {parsed_cache.marshal.loads(e.read_bytes())["a"] for e in kept}
+    assert values == {0, 3, 4}

@@ -8,11 +8,14 @@ another release, interpreter or loader never reads a stale one; a file is parsed
 refused) exactly as before whenever its entry is missing, and only a file that parsed gets
 one. Entries live in ``$RAILPLAN_CACHE_DIR`` (empty: no cache), else
 ``$XDG_CACHE_HOME/railplan``, else ``~/.cache/railplan``; a cache that cannot be read or
-written is skipped without a word.
+written is skipped without a word. The folder holds at most ``MAX_ENTRIES`` entries: a
+store removes the least recently used beyond that (a hit marks its entry used), so files
+edited over months never pile up.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import marshal
@@ -29,6 +32,8 @@ from railplan.version import __version__
 
 #: the format of an entry (bumped when what is stored changes)
 FORMAT = "1"
+#: entries kept in the folder (each a few to a few hundred KB); the least recently used go
+MAX_ENTRIES = 64
 
 
 def cache_dir() -> Path | None:
@@ -52,9 +57,12 @@ def load_yaml_cached(path: Path, what: str, error: type[RailplanError]) -> Any:
         key.update(_loader_code())
         entry = folder / f"yaml-{key.hexdigest()}.marshal"
         try:
-            return marshal.loads(entry.read_bytes())
+            value = marshal.loads(entry.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             pass
+        else:
+            _mark_used(entry)
+            return value
     value = load_yaml(data, path.name, error)
     if entry is not None:
         _store(entry, value)
@@ -86,5 +94,28 @@ def _store(entry: Path, value: Any) -> None:
         except BaseException:
             os.unlink(tmp)
             raise
+    except OSError:
+        return
+    _prune(entry.parent)
+
+
+def _mark_used(entry: Path) -> None:
+    """Stamp a hit entry with the time now, so pruning keeps the entries in use."""
+    with contextlib.suppress(OSError):  # a read-only cache still serves hits
+        os.utime(entry)
+
+
+def _prune(folder: Path) -> None:
+    """Remove the least recently used entries beyond ``MAX_ENTRIES`` (other files stay)."""
+    try:
+        entries = []
+        for path in folder.glob("yaml-*.marshal"):
+            try:
+                entries.append((path.stat().st_mtime_ns, path.name, path))
+            except OSError:  # removed by another run meanwhile
+                continue
+        entries.sort(reverse=True)
+        for _, _, path in entries[MAX_ENTRIES:]:
+            path.unlink(missing_ok=True)
     except OSError:
         pass
