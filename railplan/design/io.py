@@ -15,6 +15,7 @@ from railplan.design.types import (
     Design,
 )
 from railplan.design.validation import FORMAT_VERSION, text_design, validated_design
+from railplan.gc_pause import paused
 
 #: fields added after format 1 was fixed: written only when they differ from this default, so
 #: designs that do not use them keep their exact bytes
@@ -186,8 +187,11 @@ def design_from_written(text: str) -> Design | None:
 def design_from_json(text: str, where: str = "design") -> Design:
     """Rebuild a Design from ``design_to_json`` text: its row lists read straight from the
     text when they are as written, else parsed and checked row by row, with the same
-    refusals."""
-    design = design_from_written(text)
-    if design is not None:
-        return design
-    return design_from_dict(json.loads(text), where)
+    refusals. The cyclic collector is paused meanwhile (``railplan/gc_pause.py``): a big
+    design is a million acyclic rows, and the collector's walks over them would double the
+    time."""
+    with paused():
+        design = design_from_written(text)
+        if design is not None:
+            return design
+        return design_from_dict(json.loads(text), where)

@@ -19,6 +19,10 @@ So this is a shortcut, never a second set of rules.
 The rest of the file (header fields, the node shape, the spec, any row list not in the
 written form) is parsed by ``json``'s own scanner at its position in the text, with the
 number rules of ``safe_load.load_json``.
+
+``RowReader.form`` holds a whole list to the same row patterns in one match without groups;
+``row_decode`` uses it before msgspec builds the rows (the faster reader of a list whose row
+type msgspec takes), and ``read_rows`` stays the reader of any other.
 """
 
 from __future__ import annotations
@@ -56,6 +60,12 @@ class FieldRule:
     convert: Callable[[str], Any] | None
     low: Any = None
     high: Any = None
+
+    @property
+    def bare(self) -> str:
+        """The pattern with its group made non-capturing (a whole list checked in one match)."""
+        at = self.pattern.index("(")  # the value's group: first, or just inside the quote
+        return self.pattern[:at] + "(?:" + self.pattern[at + 1 :]
 
 
 #: the metadata classes a field's constraints come as (pydantic 2.14 gives ``allow_inf_nan``
@@ -121,6 +131,9 @@ class RowReader:
 
     pattern: re.Pattern[str]
     fields: tuple[tuple[str, int, FieldRule, bool, Any], ...]
+    #: every row of a list, ``,\n`` between them, in one match without groups (``fullmatch``
+    #: over the text between ``[\n`` and ``\n]``): the same rows ``pattern`` takes
+    form: re.Pattern[str]
 
 
 @cache
@@ -135,6 +148,7 @@ def row_reader(
     if not names or names[0] in optional:
         return None
     parts = []
+    bare = []
     groups: dict[str, tuple[int, FieldRule, bool]] = {}
     group = 1  # group 1 is the row's opening brace: every line is matched, a row or not
     for i, name in enumerate(names):
@@ -142,15 +156,18 @@ def row_reader(
         rule = field_rule(field_type(owner, name, hints[name]))
         if rule is None:
             return None
-        member = ("," if i else "") + re.escape(json.dumps(name)) + ":" + rule.pattern
+        key = ("," if i else "") + re.escape(json.dumps(name)) + ":"
+        member = key + rule.pattern
         if name in optional:
             if f.default is dataclasses.MISSING:
                 return None
             parts.append(f"({member})?")  # the outer group says whether the key is there
+            bare.append(f"(?:{key}{rule.bare})?")
             groups[name] = (group + 2, rule, True)
             group += 2
         else:
             parts.append(member)
+            bare.append(key + rule.bare)
             groups[name] = (group + 1, rule, False)
             group += 1
     row = r"(\{)" + "".join(parts) + r"\}(?:,\n|\Z)"
@@ -159,7 +176,8 @@ def row_reader(
         (f.name, *groups[f.name], f.default if f.default is not dataclasses.MISSING else None)
         for f in dataclasses.fields(owner)
     )
-    return RowReader(pattern, fields)
+    one = r"\{" + "".join(bare) + r"\}"
+    return RowReader(pattern, fields, re.compile(f"{one}(?:,\n{one})*+"))
 
 
 def _within(column: Sequence[Any], rule: FieldRule) -> bool:
@@ -224,11 +242,15 @@ def _skip(text: str, pos: int) -> int:
 
 
 def split_document(
-    text: str, readers: dict[str, RowReader | None]
-) -> tuple[dict[str, Any], dict[str, dict[str, Sequence[Any]]]] | None:
-    """The top-level object of ``text``: its plain values, and the columns of each row list
-    (a key of ``readers``) written one row per line; None when the text is not one JSON
-    object with unique keys, or a value holds a number ``safe_load`` refuses.
+    text: str,
+    readers: dict[str, RowReader | None],
+    decode: Callable[[str, int, int, str], tuple[Any, ...] | None] | None = None,
+) -> tuple[dict[str, Any], dict[str, dict[str, Sequence[Any]]], dict[str, tuple[Any, ...]]] | None:
+    """The top-level object of ``text``: its plain values, the columns of each row list (a
+    key of ``readers``) written one row per line, and the rows ``decode`` (``text``, the
+    list's first and end positions as ``read_rows`` takes them, the key) built as objects
+    instead, where it could; None when the text is not one JSON object with unique keys, or
+    a value holds a number ``safe_load`` refuses.
 
     Every value is parsed where it stands, by ``json``'s scanner, except a row list that its
     reader takes whole; a list its reader does not take is parsed too (a list of dicts, left
@@ -237,6 +259,7 @@ def split_document(
     scan = _DECODER.raw_decode
     values: dict[str, Any] = {}
     columns: dict[str, dict[str, Sequence[Any]]] = {}
+    objects: dict[str, tuple[Any, ...]] = {}
     try:
         pos = _skip(text, 0)
         if text[pos : pos + 1] != "{":
@@ -247,16 +270,21 @@ def split_document(
                 return None
             key, pos = scan(text, pos)
             pos = _skip(text, pos)
-            if text[pos : pos + 1] != ":" or key in values or key in columns:
+            if text[pos : pos + 1] != ":" or key in values or key in columns or key in objects:
                 return None
             pos = _skip(text, pos + 1)
-            read = None
+            read = built = None
             reader = readers.get(key)
             if reader is not None and text.startswith("[\n{", pos):
                 end = _list_end(text, pos + 1)
                 if end > 0:
-                    read = read_rows(text, pos + 2, end, reader)
-            if read is not None:
+                    built = decode(text, pos + 2, end, key) if decode is not None else None
+                    if built is None:
+                        read = read_rows(text, pos + 2, end, reader)
+            if built is not None:
+                objects[key] = built
+                pos = end + 2
+            elif read is not None:
                 columns[key] = read
                 pos = end + 2
             else:
@@ -272,4 +300,4 @@ def split_document(
         return None
     if _skip(text, pos + 1) != len(text):
         return None
-    return values, columns
+    return values, columns, objects

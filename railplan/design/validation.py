@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import NotRequired, TypedDict
 
-from railplan.design import limits, row_columns, row_text
+from railplan.design import limits, row_columns, row_decode, row_text
 from railplan.design.types import (
     LINK_KINDS,
     ROLE_TIER,
@@ -274,7 +274,11 @@ def _problems(exc: ValidationError, where: str) -> str:
     return "\n".join(lines)
 
 
-def _cross_field(doc: dict[str, Any], columns: dict[str, dict[str, Sequence[Any]]]) -> list[str]:
+def _cross_field(
+    doc: dict[str, Any],
+    columns: dict[str, dict[str, Sequence[Any]]],
+    objects: dict[str, tuple[Any, ...]] | None = None,
+) -> list[str]:
     """Fields that bound each other inside one row (before any of them is used to lay ports out)."""
     problems = []
     shape = doc["shape"]
@@ -284,8 +288,9 @@ def _cross_field(doc: dict[str, Any], columns: dict[str, dict[str, Sequence[Any]
             f"shape: port_plane and port_rail must list each of the "
             f"{shape['nics']} x {shape['ports_per_nic']} node ports once"
         )
-    switches = _fields(doc, columns, "switches", up_from_port=0, radix=None)
-    switches |= _fields(doc, columns, "switches", up_ports_per_cage=0, up_speed_gbps=0)
+    built = objects or {}
+    switches = _fields(doc, columns, built, "switches", up_from_port=0, radix=None)
+    switches |= _fields(doc, columns, built, "switches", up_ports_per_cage=0, up_speed_gbps=0)
     cased = zip(
         switches["up_from_port"],
         switches["radix"],
@@ -303,7 +308,7 @@ def _cross_field(doc: dict[str, Any], columns: dict[str, dict[str, Sequence[Any]
             )
         if not up_speed:
             problems.append(f"switches[{i}].up_speed_gbps: ports from {up} on need a speed")
-    devices = _fields(doc, columns, "devices", ports=None, ports_per_plane=None)
+    devices = _fields(doc, columns, built, "devices", ports=None, ports_per_plane=None)
     for i, (count, per_plane) in enumerate(
         zip(devices["ports"], devices["ports_per_plane"], strict=True)
     ):
@@ -315,10 +320,17 @@ def _cross_field(doc: dict[str, Any], columns: dict[str, dict[str, Sequence[Any]
 
 
 def _fields(
-    doc: dict[str, Any], columns: dict[str, dict[str, Sequence[Any]]], key: str, **defaults: Any
+    doc: dict[str, Any],
+    columns: dict[str, dict[str, Sequence[Any]]],
+    objects: dict[str, tuple[Any, ...]],
+    key: str,
+    **defaults: Any,
 ) -> dict[str, Sequence[Any]]:
     """Some fields of a row list as columns: from ``columns`` when the list was read column
-    by column, else from its checked rows (a left-out field at its default)."""
+    by column, from ``objects`` when it was decoded into its rows, else from its checked rows
+    (a left-out field at its default)."""
+    if key in objects:
+        return {name: [getattr(row, name) for row in objects[key]] for name in defaults}
     if key in columns:
         return {name: columns[key][name] for name in defaults}
     rows = doc.get(key, ())
@@ -415,10 +427,16 @@ def text_design(text: str, optional: frozenset[str]) -> Design | None:
     readers = {
         key: row_text.row_reader(owner, _field_type, optional) for key, owner in _LISTS.items()
     }
-    split = row_text.split_document(text, readers)
+
+    def decode(text: str, start: int, end: int, key: str) -> tuple[Any, ...] | None:
+        reader = readers[key]
+        assert reader is not None  # (split_document decodes only a list with a reader)
+        return row_decode.read_objects(text, start, end, _LISTS[key], reader)
+
+    split = row_text.split_document(text, readers, decode)
     if split is None:
         return None
-    values, columns = split
+    values, columns, objects = split
     for key, owner in _LISTS.items():
         if key in values:  # a list not in the written form (or not a list at all)
             checked = row_columns.checked_columns(values[key], owner, _field_type)
@@ -428,26 +446,36 @@ def text_design(text: str, optional: frozenset[str]) -> Design | None:
     for key, most in limits.MAX_ROWS.items():
         if key in columns and _row_count(columns[key]) > most:
             return None
+        if key in objects and len(objects[key]) > most:
+            return None
     try:
         doc: dict[str, Any] = _design_type().validate_python(
-            {**values, **{key: [] for key in columns}}
+            {**values, **{key: [] for key in (*columns, *objects)}}
         )
     except ValidationError:
         return None
-    if _cross_field(doc, columns):
+    if _cross_field(doc, columns, objects):
         return None
-    return _design(doc, columns)
+    return _design(doc, columns, objects)
 
 
 def _row_count(columns: dict[str, Sequence[Any]]) -> int:
     return len(next(iter(columns.values())))
 
 
-def _design(doc: dict[str, Any], columns: dict[str, dict[str, Sequence[Any]]]) -> Design:
-    """The Design of a checked file: rows built from their columns where they were read so."""
+def _design(
+    doc: dict[str, Any],
+    columns: dict[str, dict[str, Sequence[Any]]],
+    objects: dict[str, tuple[Any, ...]] | None = None,
+) -> Design:
+    """The Design of a checked file: rows built from their columns where they were read so,
+    or as ``objects`` already built."""
     shape = doc["shape"]
+    built = objects or {}
 
     def build(owner: type, key: str) -> tuple[Any, ...]:
+        if key in built:
+            return built[key]
         return row_columns.built(owner, doc.get(key, []), columns.get(key))
 
     return Design(

@@ -36,12 +36,13 @@ def read_design(path: Path) -> Design:
     check_design_bytes(raw, str(path))  # rows and values counted before anything is built
     text = json_text(raw, str(path), DesignFileError)
     del raw
-    design = design_from_written(text)  # the rows as railplan writes them, read from the text
-    if design is not None:
-        return design
-    data = load_json(text, str(path), DesignFileError)
-    del text
-    return design_from_dict(data, str(path))
+    with paused():  # a million acyclic rows at scale (railplan/gc_pause.py)
+        design = design_from_written(text)  # the rows as railplan writes them, from the text
+        if design is not None:
+            return design
+        data = load_json(text, str(path), DesignFileError)
+        del text
+        return design_from_dict(data, str(path))
 
 
 def design_reference_problems(design: Design, catalog: Catalog) -> list[str]:
