@@ -15,7 +15,8 @@ out, at the dataclass default both fill in), the same strings (no escapes), the 
 
 A row type msgspec cannot take as ``row_text`` does (a field whose dataclass annotation is not
 the type of its text rule, a ``__post_init__``, a default factory, a class without slots) is
-not decoded here: ``row_text`` reads it as before.
+not decoded here: ``row_text.read_rows`` reads it as before (``validation.text_design`` picks
+the reader per row type, so a list is matched once either way).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from functools import cache
 from operator import attrgetter
 from typing import Any
 
-from railplan.design.row_text import FieldRule, RowReader
+from railplan.design.row_text import FieldRule, RowReader, within_bounds
 
 #: the Python type a text rule's values have (the bool rule converts with ``"true".__eq__``)
 _BOOL_PATTERN = "(true|false)"
@@ -78,7 +79,6 @@ def read_objects(
     for name, _, rule, _, _ in reader.fields:
         if rule.low is None:
             continue
-        column = list(map(attrgetter(name), rows))
-        if not (min(column) >= rule.low and max(column) <= rule.high):
+        if not within_bounds(list(map(attrgetter(name), rows)), rule):
             return None
     return tuple(rows)

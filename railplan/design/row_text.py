@@ -180,7 +180,8 @@ def row_reader(
     return RowReader(pattern, fields, re.compile(f"{one}(?:,\n{one})*+"))
 
 
-def _within(column: Sequence[Any], rule: FieldRule) -> bool:
+def within_bounds(column: Sequence[Any], rule: FieldRule) -> bool:
+    """Whether every value of ``column`` lies within ``rule``'s bounds (none: always)."""
     if not column or rule.low is None:
         return True
     return bool(min(column) >= rule.low and max(column) <= rule.high)
@@ -208,7 +209,7 @@ def read_rows(
             present = groups[index - 2]
             given = [t for t, p in zip(given, present, strict=True) if p]
         values = list(map(rule.convert, given)) if rule.convert is not None else given
-        if not _within(values, rule):
+        if not within_bounds(values, rule):
             return None
         if optional and len(values) < len(present):
             it = iter(values)
@@ -244,13 +245,15 @@ def _skip(text: str, pos: int) -> int:
 def split_document(
     text: str,
     readers: dict[str, RowReader | None],
-    decode: Callable[[str, int, int, str], tuple[Any, ...] | None] | None = None,
+    read: Callable[[str, int, int, str], dict[str, Sequence[Any]] | tuple[Any, ...] | None]
+    | None = None,
 ) -> tuple[dict[str, Any], dict[str, dict[str, Sequence[Any]]], dict[str, tuple[Any, ...]]] | None:
     """The top-level object of ``text``: its plain values, the columns of each row list (a
-    key of ``readers``) written one row per line, and the rows ``decode`` (``text``, the
-    list's first and end positions as ``read_rows`` takes them, the key) built as objects
-    instead, where it could; None when the text is not one JSON object with unique keys, or
-    a value holds a number ``safe_load`` refuses.
+    key of ``readers``) written one row per line, and the lists read as built rows instead;
+    None when the text is not one JSON object with unique keys, or a value holds a number
+    ``safe_load`` refuses. ``read(text, start, end, key)`` reads a list (``start`` and
+    ``end`` as ``read_rows`` takes them) as columns or as a tuple of rows, or None; without
+    it, ``read_rows`` does.
 
     Every value is parsed where it stands, by ``json``'s scanner, except a row list that its
     reader takes whole; a list its reader does not take is parsed too (a list of dicts, left
@@ -273,19 +276,21 @@ def split_document(
             if text[pos : pos + 1] != ":" or key in values or key in columns or key in objects:
                 return None
             pos = _skip(text, pos + 1)
-            read = built = None
+            got: dict[str, Sequence[Any]] | tuple[Any, ...] | None = None
             reader = readers.get(key)
             if reader is not None and text.startswith("[\n{", pos):
                 end = _list_end(text, pos + 1)
                 if end > 0:
-                    built = decode(text, pos + 2, end, key) if decode is not None else None
-                    if built is None:
-                        read = read_rows(text, pos + 2, end, reader)
-            if built is not None:
-                objects[key] = built
+                    got = (
+                        read(text, pos + 2, end, key)
+                        if read is not None
+                        else read_rows(text, pos + 2, end, reader)
+                    )
+            if isinstance(got, tuple):
+                objects[key] = got
                 pos = end + 2
-            elif read is not None:
-                columns[key] = read
+            elif got is not None:
+                columns[key] = got
                 pos = end + 2
             else:
                 values[key], pos = scan(text, pos)

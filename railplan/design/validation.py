@@ -428,12 +428,17 @@ def text_design(text: str, optional: frozenset[str]) -> Design | None:
         key: row_text.row_reader(owner, _field_type, optional) for key, owner in _LISTS.items()
     }
 
-    def decode(text: str, start: int, end: int, key: str) -> tuple[Any, ...] | None:
-        reader = readers[key]
-        assert reader is not None  # (split_document decodes only a list with a reader)
-        return row_decode.read_objects(text, start, end, _LISTS[key], reader)
+    def read(
+        text: str, start: int, end: int, key: str
+    ) -> dict[str, Sequence[Any]] | tuple[Any, ...] | None:
+        """msgspec's rows where it takes the row type, else the columns of the row patterns."""
+        reader, owner = readers[key], _LISTS[key]
+        assert reader is not None  # (split_document reads only a list with a reader)
+        if row_decode.decoder(owner, reader) is not None:
+            return row_decode.read_objects(text, start, end, owner, reader)
+        return row_text.read_rows(text, start, end, reader)
 
-    split = row_text.split_document(text, readers, decode)
+    split = row_text.split_document(text, readers, read)
     if split is None:
         return None
     values, columns, objects = split
