@@ -1,7 +1,7 @@
 """`railplan cables`: lay out racks, place switches, cable every link; write the schedule or exports."""
 
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -117,6 +117,7 @@ def cables_cmd(
         _emit(dot.render(src.design()), out, fmt)
         return
 
+    from railplan.cli.forked import finished_beside
     from railplan.cli.progress import stages
 
     with stages("cables") as say:
@@ -127,7 +128,11 @@ def cables_cmd(
             method="naive" if naive else "cp-sat",
             relayout=naive or time_limit is not None,
             bill=False,  # the cabling only: the bill is `railplan bom`'s
+            deferred=True,
         )
+    # a child checks the laid-out design while the outputs are made; none is moved into
+    # place (nor printed) before the check passed
+    checked = finished_beside(built, bill=False)
     design, catalog, report = built.design, src.catalog(), built.placement
     if report is not None:
         gap = f", gap {report.gap:.1%} ({report.bound_kind})" if report.gap == report.gap else ""
@@ -136,22 +141,24 @@ def cables_cmd(
             f"media ${report.cable_cost_usd:,.0f}, {report.cable_power_w:,.0f} W"
         )
     if design_out is not None:
-        write_atomic(design_out, design_json_chunks(design))
+        write_atomic(design_out, design_json_chunks(design), checked)
     if fmt == "netbox":
         assert out is not None
         scoped = netbox_site is not None
-        write_set(out, netbox.render(design, catalog, netbox_site or site, scoped))
+        write_set(
+            out, netbox.render(design, catalog, netbox_site or site, scoped), before_commit=checked
+        )
         _say(f"wrote racks.csv, devices.csv, interfaces.csv and cables.csv into {out}")
         return
     if fmt == "ibdm":
         assert out is not None
         files = {"fabric.topo": ibtopo.render(design, catalog, "ibdm-1.5")}
         files |= {f"ibnl/{n}": t for n, t in ibtopo.ibnl_files(design, catalog).items()}
-        write_set(out, files)
+        write_set(out, files, before_commit=checked)
         _say(f"wrote fabric.topo and ibnl/ into {out} (IBDM_IBNL_PATH={out}/ibnl:<IBDM's own>)")
         return
     if fmt == "csv":  # rows written as they are made: the schedule is never one string
-        _emit(cables_csv.render_pieces(design), out, fmt)
+        _emit(cables_csv.render_pieces(design), out, fmt, checked)
         return
     text = {
         "p2p": lambda: p2p.render(design, catalog),
@@ -160,14 +167,22 @@ def cables_cmd(
         "dot": lambda: dot.render(design),
         "ibsim": lambda: ibsim_net.render(design, catalog),
     }[fmt]()
-    _emit(text, out, fmt)
+    _emit(text, out, fmt, checked)
 
 
-def _emit(text: "str | Iterable[str]", out: Path | None, fmt: str) -> None:
+def _emit(
+    text: "str | Iterable[str]",
+    out: Path | None,
+    fmt: str,
+    checked: Callable[[], object] | None = None,
+) -> None:
+    """Print ``text`` or write it to ``out``, once ``checked`` (the design's check) passed."""
     if out is None:
+        if checked is not None:
+            checked()
         for piece in [text] if isinstance(text, str) else text:
             typer.echo(piece, nl=False)
         return
     target = out / DEFAULT_NAMES[fmt] if out.is_dir() else out
-    write_atomic(target, text)
+    write_atomic(target, text, checked)
     _say(f"wrote {target}")

@@ -1,7 +1,7 @@
 """`railplan plan`: plan a fabric, lay it out and bill it; print the summary, write design.json."""
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
@@ -50,6 +50,7 @@ def plan_cmd(
     if objective not in OBJECTIVES:
         raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
     out_folder(out_dir, "-o")
+    from railplan.cli.forked import finished_beside
     from railplan.cli.progress import stages
     from railplan.design.io import design_json_chunks
     from railplan.pipeline.build import plan_json
@@ -62,19 +63,26 @@ def plan_cmd(
             time_limit_s=time_limit,
             progress=say,
             method="naive" if naive else "cp-sat",
+            deferred=out_dir is not None,
         )
         design = built.design
-        summary = plan_json(built)
-        if out_dir is not None:
+        if out_dir is None:
+            summary = plan_json(built)
+        else:
             if say is not None:
-                say("writing design.json")
+                say("checking and billing the design while design.json is written")
             # design.json is written a block of rows at a time by a thread while the next
-            # block is encoded (``atomic.write_set`` of pieces): never one 185 MB string
+            # block is encoded (``atomic.write_set`` of pieces): never one 185 MB string;
+            # meanwhile a child checks and bills the design, and nothing moves into place
+            # before its check passed
+            bill = finished_beside(built)
             files = {
                 "design.json": design_json_chunks(design),
                 "spec.yaml": spec_to_yaml(src.spec()),
             }
-            write_set(out_dir, files)
+            billed: list[dict[str, Any] | None] = []
+            write_set(out_dir, files, before_commit=lambda: billed.append(bill()))
+            summary = plan_json(built, billed[0])
     if json_out:
         print_json(summary)
     else:

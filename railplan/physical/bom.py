@@ -4,6 +4,7 @@ patch panels; with totals per tier that read directly against published componen
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from operator import attrgetter
 from typing import Any
@@ -347,9 +348,7 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
         mods.devices[d]: float(per_device[d]) for d in np.flatnonzero(held).tolist()
     }
     tier_of = {lk.id: lk.kind.replace("-", "_") for lk in design.links}
-    mod_tiers: dict[int, Counter[str]] = {}
-    for code, link in zip(mods.part.tolist(), mods.link, strict=True):
-        mod_tiers.setdefault(code, Counter())[tier_of.get(link, "")] += 1
+    mod_tiers = _tier_counts(mods.part, [tier_of.get(link, "") for link in mods.link])
     for code, n in enumerate(np.bincount(mods.part, minlength=len(mods.parts)).tolist()):
         if not n:
             continue
@@ -369,7 +368,6 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
             )
         )
     by_cable: Counter[tuple[str, float, str]] = Counter()
-    cable_tiers: dict[tuple[str, float, str], Counter[str]] = {}
     # the items alike in part, length and kind are counted together; their stock is looked up
     # once, and an item beyond its part's longest stock is noted one by one, in item order
     kinds = sorted(set(things.kind))
@@ -377,6 +375,8 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
     alike, starts = sort_groups(things.part, things.length_m, kind)
     sizes = np.diff(np.r_[starts, len(alike)])
     beyond = np.zeros(len(things), bool)
+    lines_of: dict[tuple[str, float, str], int] = {}  # a line's number, by first run
+    run_line = []
     for start, n in zip(starts.tolist(), sizes.tolist(), strict=True):
         at = int(alike[start])
         part = things.parts[things.part[at]]
@@ -386,9 +386,13 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
             beyond[alike[start : start + n]] = True
         group = (part.id, stock, kinds[kind[at]])
         by_cable[group] += n
-        tiers = cable_tiers.setdefault(group, Counter())
-        for i in alike[start : start + n].tolist():
-            tiers[tier_of.get(things.link[i], "")] += 1
+        run_line.append(lines_of.setdefault(group, len(lines_of)))
+    # each line's tiers counted over its items in the runs' order
+    item_tiers = _tier_counts(
+        np.repeat(np.array(run_line, np.int64), sizes),
+        [tier_of.get(things.link[i], "") for i in alike.tolist()],
+    )
+    cable_tiers = {group: item_tiers[line] for group, line in lines_of.items()}
     for i in np.flatnonzero(beyond).tolist():
         part = things.parts[things.part[i]]
         notes.append(
@@ -419,7 +423,22 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
     return out
 
 
-def _named(tiers: Counter[str]) -> dict[str, int]:
+def _tier_counts(group: np.ndarray, tiers: list[str]) -> dict[int, dict[str, int]]:
+    """Per group number, how many rows fall in each tier, the tiers in the order the rows
+    first name them (what counting row by row into a ``Counter`` per group gives)."""
+    names = sorted(set(tiers))
+    if not names:
+        return {}
+    key = group.astype(np.int64) * len(names) + string_codes(tiers)
+    uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
+    seen = np.argsort(first, kind="stable")
+    out: dict[int, dict[str, int]] = {}
+    for k, n in zip(uniq[seen].tolist(), counts[seen].tolist(), strict=True):
+        out.setdefault(k // len(names), {})[names[k % len(names)]] = n
+    return out
+
+
+def _named(tiers: Mapping[str, int]) -> dict[str, int]:
     """Tier counts without the unnamed tier of an item whose link is not in the design."""
     return {k: v for k, v in tiers.items() if k}
 

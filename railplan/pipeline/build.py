@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from railplan.catalog import Catalog, load_catalog
@@ -37,6 +37,10 @@ class Build:
     bom: Bom | None
     placement: PlacementReport | None
     switch_choice: SolverReport | None
+    #: False for ``build(..., deferred=True)``: laid out, not yet checked nor billed (``finish``)
+    finished: bool = True
+    #: the catalog the design was laid out against (its media policy's), for ``finish``
+    catalog: Catalog | None = field(default=None, repr=False, compare=False)
 
     def solver_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -66,6 +70,7 @@ def build(
     method: Literal["cp-sat", "naive"] = "cp-sat",
     bill: bool = True,
     planned: Build | None = None,
+    deferred: bool = False,
 ) -> Build:
     """Plan ``spec`` end to end; the result passes ``check`` (cables included when laid out).
 
@@ -74,7 +79,9 @@ def build(
     ``method="naive"`` places switches first-fit from the row end instead of solving;
     ``bill=False`` leaves the bill out (``cables`` writes the cabling only);
     ``planned``: this spec's ``build(..., layout=False)`` (same spec, catalog and topology),
-    whose topology is laid out instead of planned again.
+    whose topology is laid out instead of planned again;
+    ``deferred=True`` stops after the layout, before the check and the bill: the result
+    (``finished`` False) must go through ``finish`` before it is used or written.
     """
     catalog = catalog or load_catalog()
     with paused():  # millions of acyclic objects at scale: see railplan/gc_pause.py
@@ -89,7 +96,30 @@ def build(
             method,
             bill,
             planned,
+            deferred,
         )
+
+
+def finish(
+    built: Build, *, bill: bool = True, progress: Callable[[str], None] | None = None
+) -> Build:
+    """A laid-out build checked (``AssertionError`` naming the problems when it fails) and,
+    with ``bill``, billed; a finished build comes back as it is."""
+    if built.finished:
+        return built
+    from railplan.physical.bom import bom
+
+    say = progress or (lambda _msg: None)
+    catalog = built.catalog or load_catalog()
+    with paused():
+        say("checking the laid-out design")
+        problems = check(built.design, catalog)
+        if problems:
+            raise AssertionError(f"built design fails check: {problems[:5]}")
+        if bill:
+            say("billing")
+        priced = bom(built.design, catalog) if bill else None
+    return Build(built.design, priced, built.placement, built.switch_choice, True, catalog)
 
 
 def _build(
@@ -103,6 +133,7 @@ def _build(
     method: Literal["cp-sat", "naive"],
     bill: bool = True,
     planned: Build | None = None,
+    deferred: bool = False,
 ) -> Build:
     say = progress or (lambda _msg: None)
     from railplan.physical.media_policy import catalog_for
@@ -127,7 +158,6 @@ def _build(
         design = plan(spec, catalog, topology=topology)
     if not layout:
         return Build(design=design, bom=None, placement=None, switch_choice=chosen)
-    from railplan.physical.bom import bom
     from railplan.pipeline.layout import complete  # layout libraries load only to lay out
 
     say("placing switches and cabling")
@@ -140,23 +170,19 @@ def _build(
         progress=say,
         method=method,
     )
-    say("checking the laid-out design")
-    problems = check(design, catalog)
-    if problems:
-        raise AssertionError(f"built design fails check: {problems[:5]}")
-    if not bill:
-        return Build(design=design, bom=None, placement=placement, switch_choice=chosen)
-    say("billing")
-    return Build(design=design, bom=bom(design, catalog), placement=placement, switch_choice=chosen)
+    laid = Build(design, None, placement, chosen, finished=False, catalog=catalog)
+    return laid if deferred else finish(laid, bill=bill, progress=say)
 
 
-def plan_json(built: Build) -> dict[str, Any]:
-    """The ``railplan plan --json`` object of a build: summary, bill, totals, solver reports."""
+def plan_json(built: Build, bill: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ``railplan plan --json`` object of a build: summary, bill, totals, solver reports
+    (``bill``: the bill's ``to_json()`` worked out elsewhere, in place of ``built.bom``'s)."""
     from railplan.design.summary import plan_summary
 
     summary = plan_summary(built.design)
-    if built.bom is not None:
+    if bill is None and built.bom is not None:
         bill = built.bom.to_json()
+    if bill is not None:
         summary["bom"] = bill["bom"]
         summary["totals"] = bill["totals"]
         summary["bom_notes"] = bill["notes"]

@@ -232,13 +232,15 @@ class DesignSource:
         method: Method = "cp-sat",
         relayout: bool = False,
         bill: bool = True,
+        deferred: bool = False,
     ) -> Build:
         """The finished design with its bill.
 
         A spec is planned, laid out and billed by ``build``. A design.json that already has
         cables is taken as it is (its labels are the site's) unless ``relayout``; one without
         cables is laid out from its embedded spec. ``layout=False`` stops at the topology;
-        ``bill=False`` leaves the bill out.
+        ``bill=False`` leaves the bill out; ``deferred=True`` lets a spec's build stop before
+        its check and bill (``build``'s ``deferred``: ``pipeline.build.finish`` ends it).
         """
         if not self.is_design_file():
             spec = self.spec()
@@ -252,6 +254,7 @@ class DesignSource:
                     progress=progress,
                     method=method,
                     bill=bill,
+                    deferred=deferred,
                 )
             self._design = built.design
             return built

@@ -236,9 +236,12 @@ def _write_pieces(fh: BinaryIO, pieces: Iterable[str | bytes]) -> None:
         raise failed[0]
 
 
-def write_atomic(path: str | Path, data: Content) -> Path:
+def write_atomic(
+    path: str | Path, data: Content, before_commit: Callable[[], object] | None = None
+) -> Path:
     """Write ``data`` (text as UTF-8; or its pieces, written as they come) to a temp file in
-    ``path``'s folder, then rename it."""
+    ``path``'s folder, then rename it; ``before_commit`` runs before the rename (an exception
+    from it leaves the old file in place)."""
     target = Path(path)
     name_fits(target)
     if target.is_dir():
@@ -248,6 +251,8 @@ def write_atomic(path: str | Path, data: Content) -> Path:
     tmp = _register(_temp(target.parent, target.name))
     try:
         _write_file(tmp, data)
+        if before_commit is not None:
+            before_commit()
         with _lock:
             os.replace(tmp, target)
     except OSError as exc:
@@ -291,12 +296,15 @@ def write_set(
     folder: str | Path,
     files: Mapping[str, Content],
     mode: Callable[[str], int] | None = None,
+    before_commit: Callable[[], object] | None = None,
 ) -> list[Path]:
     """Write ``files`` ({relative path: data}) into ``folder`` as one set; returns the paths.
 
     Every file is written to a staging folder first; a sub-folder (``scripts/``) replaces the
     old one whole. ``mode(rel)`` gives a file's permission bits before the umask (0: 0666, so
-    0644 under umask 022; 0o755 for a script gives 0755).
+    0644 under umask 022; 0o755 for a script gives 0755). ``before_commit`` runs once every
+    file is staged, before any is moved into place: an exception from it leaves the folder as
+    it was (``plan -o`` waits there for the design's check).
     """
     target = Path(folder)
     name_fits(target)
@@ -313,6 +321,8 @@ def write_set(
             _hold_if_stopping()
             os.mkdir(staging)
         _stage(staging, files, mode)
+        if before_commit is not None:
+            before_commit()
         with _lock:
             if fresh and not target.exists():
                 os.rename(staging, target)  # a new folder appears whole

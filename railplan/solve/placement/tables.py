@@ -194,6 +194,7 @@ def _fixed_costs(
     if (node_rows[:, 1] < 0).any():
         raise ValueError("a link joins a placed switch to a device that is neither node nor ToR")
     rows, counts = _counted(node_rows, (n_groups, len(end_racks), len(keys)))
+    rows, counts, same = _alike_groups(rows, counts)
     ends = np.unique(rows[:, 1])
     spot_racks = sorted({end_racks[e] for e in ends.tolist()})
     runs = floor.tray_table_m(spot_racks, racks)
@@ -213,7 +214,30 @@ def _fixed_costs(
         # rows are sorted by group: sum each group's run of rows
         starts = np.flatnonzero(np.r_[True, block[1:, 0] != block[:-1, 0]])
         fixed[block[starts, 0]] += np.add.reduceat(cents * c[:, None], starts, axis=0)
+    if len(same):
+        fixed[same[:, 0]] = fixed[same[:, 1]]
     return fixed
+
+
+def _alike_groups(
+    rows: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of groups whose links to node-side ends are unlike any earlier group's, and
+    (group, earlier group with the same ends, keys and counts) for the others, whose fixed
+    costs are then the same integers (every rail's leaf of one SU reaches the same nodes)."""
+    starts = np.flatnonzero(np.r_[True, rows[1:, 0] != rows[:-1, 0]])
+    stops = [*starts[1:].tolist(), len(rows)]
+    first: dict[bytes, int] = {}
+    keep = np.zeros(len(rows), dtype=bool)
+    same: list[tuple[int, int]] = []
+    tail, c = np.ascontiguousarray(rows[:, 1:]), np.ascontiguousarray(counts)
+    for g, s, e in zip(rows[starts, 0].tolist(), starts.tolist(), stops, strict=True):
+        rep = first.setdefault(tail[s:e].tobytes() + c[s:e].tobytes(), g)
+        if rep == g:
+            keep[s:e] = True
+        else:
+            same.append((g, rep))
+    return rows[keep], counts[keep], np.array(same, dtype=np.intp).reshape(-1, 2)
 
 
 def _pair_costs(
