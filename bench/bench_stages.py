@@ -1,13 +1,14 @@
 """The whole build stage by stage at growing sizes: which stages grow faster than the links.
 
-Each size runs ``railplan.pipeline.build`` once in a fresh process (DGX H100 nodes on qm9700,
-two planes, ROFT) and times the stages by the build's own progress messages: topology, floor,
+Each size runs ``railplan.pipeline.build`` once in a fresh process (DGX H100 nodes; qm9700,
+two planes, ROFT unless --switch and --planes say otherwise) and times the stages by the build's own progress messages: topology, floor,
 placement, tray routing, media and cabling, the laid-out check and the bill. The last columns
 divide each stage's time at the largest size by its time at the one before: a stage linear in
 links grows by the ratio of the link counts (2 for doubled GPUs), a quadratic one by 4.
 
     python bench/bench_stages.py                        # 32k, 65k, 131k GPUs
     python bench/bench_stages.py --gpus 16384 32768
+    python bench/bench_stages.py --gpus 131072 --switch cx864e-n --planes 1
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ import json, sys, time
 from railplan.catalog import load_catalog
 from railplan.pipeline.build import build
 from railplan.spec import spec_from_dict
-gpus = int(sys.argv[1])
+gpus, switch, planes = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 spec = spec_from_dict({"cluster": {"gpus": gpus, "node": "dgx-h100"},
-                       "fabric": {"switches": ["qm9700"], "planes": 2, "topology": "roft"}})
+                       "fabric": {"switches": [switch], "planes": planes, "topology": "roft"}})
 catalog = load_catalog()
 marks = []
 t0 = time.perf_counter()
@@ -45,9 +46,12 @@ print(json.dumps({"marks": marks, "links": len(built.design.links)}))
 """
 
 
-def stage_times(gpus: int) -> tuple[dict[str, float], int]:
+def stage_times(gpus: int, switch: str = "qm9700", planes: int = 2) -> tuple[dict[str, float], int]:
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(gpus)], capture_output=True, text=True, check=True
+        [sys.executable, "-c", CHILD, str(gpus), switch, str(planes)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     data = json.loads(out.stdout.strip().splitlines()[-1])
     marks = data["marks"]
@@ -71,8 +75,10 @@ def stage_times(gpus: int) -> tuple[dict[str, float], int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gpus", type=int, nargs="+", default=[32768, 65536, 131072])
+    parser.add_argument("--switch", default="qm9700", help="the one switch model (catalog id)")
+    parser.add_argument("--planes", type=int, default=2)
     args = parser.parse_args()
-    rows = [(g, *stage_times(g)) for g in args.gpus]
+    rows = [(g, *stage_times(g, args.switch, args.planes)) for g in args.gpus]
     names = [n for _, n in STAGES] + ["total"]
     head = "| stage | " + " | ".join(f"{g:,} GPUs s" for g, _, _ in rows)
     growth = len(rows) >= 2

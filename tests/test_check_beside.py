@@ -143,3 +143,86 @@ def test_the_check_and_the_bill_run_in_a_child(cli, tmp_path, monkeypatch) -> No
     lines = seen.read_text().split()
     assert lines[0::2] == ["check", "bom"]
     assert {int(p) for p in lines[1::2]} != {os.getpid()} and len(set(lines[1::2])) == 1
+
+
+@pytest.fixture
+def unsound_topology(monkeypatch):
+    """The topology's check finds a problem (the laid-out check reads the real rules)."""
+    import railplan.pipeline.build as build_module
+
+    real = build_module.check
+
+    def check(design, catalog=None):
+        return real(design, catalog) if design.cables else ["a planted wiring problem"]
+
+    monkeypatch.setattr(build_module, "check", check)
+
+
+def test_a_topology_that_fails_its_check_writes_nothing(cli, tmp_path, unsound_topology) -> None:
+    with pytest.raises(AssertionError, match=r"generated design fails check.*planted wiring"):
+        cli("plan", *QUICK, "-o", tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+    with pytest.raises(AssertionError, match="planted wiring"):
+        cli("cables", *QUICK)
+    spec = spec_from_dict(SPEC)
+    laid = build(spec, load_catalog(), deferred=True)
+    assert laid.pending is not None
+    with pytest.raises(AssertionError, match="planted wiring"):
+        finish(laid)
+
+
+def test_a_layout_that_breaks_on_an_unsound_topology_says_what_the_check_found(
+    tmp_path, unsound_topology, monkeypatch
+) -> None:
+    import railplan.pipeline.layout as layout_module
+
+    def broken(*args, **kwargs):
+        raise KeyError("a port the wiring does not have")
+
+    monkeypatch.setattr(layout_module, "complete", broken)
+    spec = spec_from_dict(SPEC)
+    with pytest.raises(AssertionError, match="planted wiring"):
+        build(spec, load_catalog(), deferred=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_deferred_build_checks_its_topology_in_a_child(tmp_path, monkeypatch) -> None:
+    import railplan.pipeline.build as build_module
+
+    seen = tmp_path / "pids"
+    real = build_module.check
+
+    def check(design, catalog=None):
+        if not design.cables:
+            with seen.open("a") as f:
+                f.write(f"{os.getpid()}\n")
+        return real(design, catalog)
+
+    monkeypatch.setattr(build_module, "check", check)
+    spec = spec_from_dict(SPEC)
+    laid = build(spec, load_catalog(), deferred=True)
+    done = finish(laid)
+    assert done.bom is not None and done.finished
+    assert [int(p) for p in seen.read_text().split()] != [os.getpid()]
+    assert len(seen.read_text().split()) == 1  # once, in the child: not again in the parent
+
+
+def test_a_promised_wiring_is_still_checked_in_full() -> None:
+    import dataclasses
+
+    from railplan.pipeline.plan import plan
+    from railplan.validate import check, promise_sound, settle_promise, wiring_known_sound
+
+    design = plan(spec_from_dict(SPEC), checked=False)
+    link = design.links[0]
+    broken = dataclasses.replace(
+        design, links=(dataclasses.replace(link, b_port=10_000), *design.links[1:])
+    )
+    promise_sound(broken)
+    assert wiring_known_sound(broken)  # the cage structure may take it as sound meanwhile
+    assert check(broken)  # but check runs every rule on it
+    settle_promise(broken, ["its problem"])
+    assert not wiring_known_sound(broken) and check(broken)
+    promise_sound(design)
+    settle_promise(design, [])
+    assert wiring_known_sound(design)  # found sound elsewhere: as if check had found it

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from railplan.cli.forked import in_child
+from railplan.forked import in_child
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
 

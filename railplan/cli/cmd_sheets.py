@@ -108,7 +108,7 @@ def sheets_cmd(
     digest = design_hash(design)
     labelled = None
     if labels != "none":  # drawn by a child on the other core while the sheets are drawn here
-        from railplan.cli.forked import in_child
+        from railplan.forked import in_child
         from railplan.render.sheet_rows import cable_rows
 
         cable_rows(design)  # made once, before the fork: the child and the sheets share them

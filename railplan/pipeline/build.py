@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -15,10 +16,11 @@ from railplan.pipeline.plan import (
     honour_attachment,
     needs_choice,
     plan,
+    refuse_unsound,
 )
 from railplan.spec import Spec
 from railplan.topology.shape import rack_scale_spec
-from railplan.validate import check
+from railplan.validate import check, promise_sound, settle_promise
 
 if TYPE_CHECKING:
     from railplan.physical.bom import Bom
@@ -41,6 +43,8 @@ class Build:
     finished: bool = True
     #: the catalog the design was laid out against (its media policy's), for ``finish``
     catalog: Catalog | None = field(default=None, repr=False, compare=False)
+    #: a deferred build's topology check, running in a forked child: waits for its problems
+    pending: Callable[[], list[str]] | None = field(default=None, repr=False, compare=False)
 
     def solver_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -81,7 +85,8 @@ def build(
     ``planned``: this spec's ``build(..., layout=False)`` (same spec, catalog and topology),
     whose topology is laid out instead of planned again;
     ``deferred=True`` stops after the layout, before the check and the bill: the result
-    (``finished`` False) must go through ``finish`` before it is used or written.
+    (``finished`` False) must go through ``finish`` before it is used or written; a topology
+    planned here is then checked in a forked child while it is laid out (``pending``).
     """
     catalog = catalog or load_catalog()
     with paused():  # millions of acyclic objects at scale: see railplan/gc_pause.py
@@ -109,6 +114,7 @@ def finish(
         return built
     from railplan.physical.bom import bom
 
+    built = settled(built)
     say = progress or (lambda _msg: None)
     catalog = built.catalog or load_catalog()
     with paused():
@@ -120,6 +126,37 @@ def finish(
             say("billing")
         priced = bom(built.design, catalog) if bill else None
     return Build(built.design, priced, built.placement, built.switch_choice, True, catalog)
+
+
+def settled(built: Build) -> Build:
+    """``built`` once its topology check (``pending``) has answered: the generator's failed
+    check raised, else the wiring known sound here (``check`` skips its rules)."""
+    if built.pending is None:
+        return built
+    problems = built.pending()
+    settle_promise(built.design, problems)
+    refuse_unsound(problems)
+    return dataclasses.replace(built, pending=None)
+
+
+def _checked_beside(design: Design) -> Callable[[], list[str]]:
+    """Check ``design``'s topology in a forked child (``railplan.forked``); the returned call
+    waits for its problems. Meanwhile the cage structure takes the wiring as sound
+    (``promise_sound``): the verdict is awaited before anything made from it is used."""
+    import json
+
+    from railplan.forked import in_child
+
+    result = in_child(lambda: (json.dumps(check(design)).encode(), 0))
+    promise_sound(design)
+    answer: list[list[str]] = []
+
+    def wait() -> list[str]:
+        if not answer:
+            answer.append(json.loads(result()[0]))
+        return answer[0]
+
+    return wait
 
 
 def _build(
@@ -142,6 +179,7 @@ def _build(
     topology = family_of(spec, topology, catalog)  # topology: auto takes the field rule
     spec = as_built_family(spec, topology)
     chosen: SolverReport | None = None
+    pending: Callable[[], list[str]] | None = None
     spec = rack_scale_spec(spec, catalog)  # an NVL72's trays fill its rack, one rack per domain
     if planned is not None:  # planned from this spec already: the same topology
         design, chosen = planned.design, planned.switch_choice
@@ -155,22 +193,29 @@ def _build(
         honour_attachment(design, topology or spec.fabric.topology)
     else:
         say("planning the topology")
-        design = plan(spec, catalog, topology=topology)
+        beside = deferred and layout  # its check runs in a child while it is laid out
+        design = plan(spec, catalog, topology=topology, checked=not beside)
+        pending = _checked_beside(design) if beside else None
     if not layout:
         return Build(design=design, bom=None, placement=None, switch_choice=chosen)
     from railplan.pipeline.layout import complete  # layout libraries load only to lay out
 
     say("placing switches and cabling")
-    design, placement = complete(
-        design,
-        spec,
-        catalog,
-        objective=objective,
-        time_limit_s=time_limit_s,
-        progress=say,
-        method=method,
-    )
-    laid = Build(design, None, placement, chosen, finished=False, catalog=catalog)
+    try:
+        laid_out, placement = complete(
+            design,
+            spec,
+            catalog,
+            objective=objective,
+            time_limit_s=time_limit_s,
+            progress=say,
+            method=method,
+        )
+    except Exception:
+        if pending is not None:  # a wiring the check refuses: its problems say why
+            settled(Build(design, None, None, chosen, False, catalog, pending))
+        raise
+    laid = Build(laid_out, None, placement, chosen, False, catalog, pending)
     return laid if deferred else finish(laid, bill=bill, progress=say)
 
 

@@ -78,18 +78,47 @@ def _wiring(design: Design) -> tuple[object, ...]:
 
 
 def _known_sound(wiring: tuple[object, ...]) -> bool:
-    if not _SOUND:
-        return False
-    held = _SOUND[0]
-    return all(a is b for a, b in zip(held[:7], wiring[:7], strict=True)) and (
-        held[7:] == wiring[7:]
-    )
+    return _same(_SOUND, wiring)
+
+
+#: a wiring whose rules run elsewhere (``checked_beside``: a forked child) and whose verdict
+#: is awaited before anything made from it is used or written
+_PROMISED: list[tuple[object, ...]] = []
 
 
 def wiring_known_sound(design: Design) -> bool:
     """True when ``check`` found this very wiring sound (the same objects): every port of it
-    is used by one link, every link lands on a port its device has."""
-    return _known_sound(_wiring(design))
+    is used by one link, every link lands on a port its device has; or when its check runs
+    elsewhere and is awaited before any result is used (``promise_sound``), so the cage
+    structure need not walk the cages itself."""
+    wiring = _wiring(design)
+    return _known_sound(wiring) or _same(_PROMISED, wiring)
+
+
+def promise_sound(design: Design) -> None:
+    """Mark the wiring of ``design`` as being checked elsewhere: the caller awaits the verdict
+    before using what is made from it, then calls ``settle_promise``. ``check`` still runs
+    every rule on it until then."""
+    _PROMISED[:] = [_wiring(design)]
+
+
+def settle_promise(design: Design, problems: list[str]) -> None:
+    """The verdict of a check run elsewhere on this wiring: none (sound) lets ``check`` skip
+    the wiring rules from now on, as if it had found it sound itself; the promise ends."""
+    wiring = _wiring(design)
+    if _same(_PROMISED, wiring):
+        _PROMISED.clear()
+    if not problems:
+        _SOUND[:] = [wiring]
+
+
+def _same(held: list[tuple[object, ...]], wiring: tuple[object, ...]) -> bool:
+    if not held:
+        return False
+    first = held[0]
+    return all(a is b for a, b in zip(first[:7], wiring[:7], strict=True)) and (
+        first[7:] == wiring[7:]
+    )
 
 
 def check(design: Design, catalog: Catalog | None = None) -> list[str]:
@@ -125,4 +154,4 @@ def check(design: Design, catalog: Catalog | None = None) -> list[str]:
     return problems[:MAX_REPORTED]
 
 
-__all__ = ["check", "check_cables", "wiring_known_sound"]
+__all__ = ["check", "check_cables", "promise_sound", "settle_promise", "wiring_known_sound"]

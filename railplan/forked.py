@@ -99,7 +99,9 @@ def finished_beside(built: Build, *, bill: bool = True) -> Callable[[], dict[str
     when the check fails. A finished build needs nothing more: its call gives None."""
     if built.finished:
         return lambda: None
-    from railplan.pipeline.build import finish
+    from railplan.pipeline.build import finish, settled
+
+    built = settled(built)  # the topology's verdict, here: the child finds the wiring sound
 
     def work() -> Result:
         done = finish(built, bill=bill)
