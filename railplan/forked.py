@@ -7,21 +7,17 @@ sends back its bytes; it draws the very document the parent would have drawn. Wh
 no ``fork``, or the child fails for any reason, the parent does the work itself, so the result
 and any error are what the plain call gives.
 
-``plan -o`` and ``cables`` check (and ``plan`` bills) the laid-out design in a child the same
-way while the parent writes its files; nothing is moved into place before the check passed
-(``finished_beside``).
+``build(..., deferred=True)`` checks its topology in a child while it is laid out, and
+``plan -o`` and ``cables`` check (and ``plan`` bills) the laid-out design in one while they
+write their files (``cli/finish_beside.py``); nothing is moved into place before the checks
+passed.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from railplan.pipeline.build import Build
 
 Result = tuple[bytes, int]
 
@@ -90,29 +86,3 @@ def in_child(work: Callable[[], Result]) -> Callable[[], Result]:
         return data[8:], int.from_bytes(data[:8], "big")
 
     return result
-
-
-def finished_beside(built: Build, *, bill: bool = True) -> Callable[[], dict[str, Any] | None]:
-    """Check (and with ``bill``, bill) a deferred build in a forked child while the caller
-    goes on. The returned call waits for the child, once (later calls give the same answer):
-    the bill's ``to_json()`` (None without a bill), or the ``AssertionError`` ``finish`` raises
-    when the check fails. A finished build needs nothing more: its call gives None."""
-    if built.finished:
-        return lambda: None
-    from railplan.pipeline.build import finish, settled
-
-    built = settled(built)  # the topology's verdict, here: the child finds the wiring sound
-
-    def work() -> Result:
-        done = finish(built, bill=bill)
-        return json.dumps(done.bom.to_json() if done.bom is not None else None).encode(), 0
-
-    result = in_child(work)
-    answer: list[dict[str, Any] | None] = []
-
-    def wait() -> dict[str, Any] | None:
-        if not answer:
-            answer.append(json.loads(result()[0]))
-        return answer[0]
-
-    return wait

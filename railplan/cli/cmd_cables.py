@@ -117,8 +117,8 @@ def cables_cmd(
         _emit(dot.render(src.design()), out, fmt)
         return
 
+    from railplan.cli.finish_beside import finished_beside
     from railplan.cli.progress import stages
-    from railplan.forked import finished_beside
 
     with stages("cables") as say:
         built = src.built(

@@ -50,9 +50,9 @@ def plan_cmd(
     if objective not in OBJECTIVES:
         raise SpecError(f"--objective {objective!r}: use one of {', '.join(OBJECTIVES)}")
     out_folder(out_dir, "-o")
+    from railplan.cli.finish_beside import finished_beside
     from railplan.cli.progress import stages
     from railplan.design.io import design_json_chunks
-    from railplan.forked import finished_beside
     from railplan.pipeline.build import plan_json
     from railplan.spec import spec_to_yaml
 
