@@ -226,3 +226,19 @@ def test_a_promised_wiring_is_still_checked_in_full() -> None:
     promise_sound(design)
     settle_promise(design, [])
     assert wiring_known_sound(design)  # found sound elsewhere: as if check had found it
+
+
+def test_a_layout_refused_for_the_users_input_is_a_clear_error(cli, tmp_path) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "cluster: {gpus: 256, node: dgx-h100}\n"
+        "fabric: {switches: [qm9700], topology: roft}\n"
+        "layout: {network_rack_power_w: 500}\n"
+    )
+    result = cli("plan", spec, "-o", tmp_path / "out")
+    assert result.code == 2
+    assert "layout.network_rack_power_w" in result.err and "Traceback" not in result.err
+    assert not (tmp_path / "out").exists()
+    if hasattr(os, "fork"):  # the topology's checking child was waited for: none is left
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)
