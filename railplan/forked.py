@@ -15,9 +15,11 @@ passed.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 from collections.abc import Callable
+from typing import Any
 
 Result = tuple[bytes, int]
 
@@ -86,3 +88,17 @@ def in_child(work: Callable[[], Result]) -> Callable[[], Result]:
         return data[8:], int.from_bytes(data[:8], "big")
 
     return result
+
+
+def json_in_child(work: Callable[[], Any]) -> Callable[[], Any]:
+    """``work``'s answer (a JSON value) worked out in a forked child (``in_child``); the
+    returned call waits for it once and gives the same answer to every later call."""
+    result = in_child(lambda: (json.dumps(work()).encode(), 0))
+    answer: list[Any] = []
+
+    def wait() -> Any:
+        if not answer:
+            answer.append(json.loads(result()[0]))
+        return answer[0]
+
+    return wait

@@ -44,3 +44,13 @@ def test_an_error_of_the_work_is_raised_in_the_parent() -> None:
     result = in_child(work)
     with pytest.raises(ValueError, match="bad input"):
         result()
+
+
+def test_a_json_answer_comes_back_once() -> None:
+    from railplan.forked import json_in_child
+
+    parent = os.getpid()
+    wait = json_in_child(lambda: {"pid": os.getpid(), "rows": [1, 2.5, None, "x"]})
+    first = wait()
+    assert first["pid"] != parent and first["rows"] == [1, 2.5, None, "x"]
+    assert wait() is first  # waited for once: later calls give the same answer

@@ -1,7 +1,7 @@
 """`railplan plan`: plan a fabric, lay it out and bill it; print the summary, write design.json."""
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -80,9 +80,8 @@ def plan_cmd(
                 "design.json": design_json_chunks(design),
                 "spec.yaml": spec_to_yaml(src.spec()),
             }
-            billed: list[dict[str, Any] | None] = []
-            write_set(out_dir, files, before_commit=lambda: billed.append(bill()))
-            summary = plan_json(built, billed[0])
+            write_set(out_dir, files, before_commit=bill)
+            summary = plan_json(built, bill())  # the answer the commit waited for
     if json_out:
         print_json(summary)
     else:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from railplan.forked import Result, in_child
+from railplan.forked import json_in_child
 
 if TYPE_CHECKING:
     from railplan.pipeline.build import Build
@@ -23,16 +22,8 @@ def finished_beside(built: Build, *, bill: bool = True) -> Callable[[], dict[str
 
     built = settled(built)  # the topology's verdict, here: the child finds the wiring sound
 
-    def work() -> Result:
+    def work() -> dict[str, Any] | None:
         done = finish(built, bill=bill)
-        return json.dumps(done.bom.to_json() if done.bom is not None else None).encode(), 0
+        return done.bom.to_json() if done.bom is not None else None
 
-    result = in_child(work)
-    answer: list[dict[str, Any] | None] = []
-
-    def wait() -> dict[str, Any] | None:
-        if not answer:
-            answer.append(json.loads(result()[0]))
-        return answer[0]
-
-    return wait
+    return json_in_child(work)

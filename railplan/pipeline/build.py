@@ -133,30 +133,26 @@ def settled(built: Build) -> Build:
     check raised, else the wiring known sound here (``check`` skips its rules)."""
     if built.pending is None:
         return built
-    problems = built.pending()
-    settle_promise(built.design, problems)
-    refuse_unsound(problems)
+    _await_verdict(built.design, built.pending)
     return dataclasses.replace(built, pending=None)
+
+
+def _await_verdict(design: Design, pending: Callable[[], list[str]]) -> None:
+    """Wait for the topology check running beside the layout; raise what it found."""
+    problems = pending()
+    settle_promise(design, problems)
+    refuse_unsound(problems)
 
 
 def _checked_beside(design: Design) -> Callable[[], list[str]]:
     """Check ``design``'s topology in a forked child (``railplan.forked``); the returned call
     waits for its problems. Meanwhile the cage structure takes the wiring as sound
     (``promise_sound``): the verdict is awaited before anything made from it is used."""
-    import json
+    from railplan.forked import json_in_child
 
-    from railplan.forked import in_child
-
-    result = in_child(lambda: (json.dumps(check(design)).encode(), 0))
+    pending: Callable[[], list[str]] = json_in_child(lambda: check(design))
     promise_sound(design)
-    answer: list[list[str]] = []
-
-    def wait() -> list[str]:
-        if not answer:
-            answer.append(json.loads(result()[0]))
-        return answer[0]
-
-    return wait
+    return pending
 
 
 def _build(
@@ -213,7 +209,7 @@ def _build(
         )
     except Exception:
         if pending is not None:  # a wiring the check refuses: its problems say why
-            settled(Build(design, None, None, chosen, False, catalog, pending))
+            _await_verdict(design, pending)
         raise
     laid = Build(laid_out, None, placement, chosen, False, catalog, pending)
     return laid if deferred else finish(laid, bill=bill, progress=say)

@@ -81,7 +81,7 @@ def _known_sound(wiring: tuple[object, ...]) -> bool:
     return _same(_SOUND, wiring)
 
 
-#: a wiring whose rules run elsewhere (``checked_beside``: a forked child) and whose verdict
+#: a wiring whose rules run elsewhere (``build(..., deferred=True)``: a forked child) and whose verdict
 #: is awaited before anything made from it is used or written
 _PROMISED: list[tuple[object, ...]] = []
 
