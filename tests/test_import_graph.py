@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "railplan"
 
 #: stage packages (and root modules) from first to last; each imports only earlier layers
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "version", "gc_pause", "array_groups", "forked"),
+    ("errors", "version", "gc_pause", "array_groups", "forked", "slot_init"),
     ("identifiers", "safe_load"),
     ("sentences", "safe_text"),
     ("spec", "catalog"),

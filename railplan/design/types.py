@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from railplan.slot_init import slot_init
+
 ROLE_TIER = {"leaf": 1, "tor": 1, "leaf-a": 1, "leaf-b": 1, "rail": 1, "spine": 2, "core": 3}
 #: ``device-leaf``: an attached device (e.g. a fabric-manager appliance) on reserved leaf ports
 LINK_KINDS = ("node-leaf", "leaf-spine", "spine-core", "leaf-leaf", "device-leaf")
@@ -164,6 +166,7 @@ class Switch:
         return f"P{cage + 1}/{slot + 1}"
 
 
+@slot_init  # built in the hundreds of thousands: see railplan/slot_init.py
 @dataclass(frozen=True, slots=True)
 class Link:
     """A point-to-point link between two ports (a end toward the nodes, b end toward the core)."""
@@ -246,6 +249,7 @@ class Rack:
     height_u: int
 
 
+@slot_init  # built in the hundreds of thousands: see railplan/slot_init.py
 @dataclass(frozen=True, slots=True)
 class Placement:
     """Where a device sits: rack id and lowest rack unit (1-based), with its height in U."""
@@ -256,6 +260,7 @@ class Placement:
     height_u: int
 
 
+@slot_init  # built in the hundreds of thousands: see railplan/slot_init.py
 @dataclass(frozen=True, slots=True)
 class Cable:
     """The cabling of one link: media part, optics at each end, length, labels.
@@ -280,6 +285,7 @@ class Cable:
     leg: str = ""
 
 
+@slot_init  # built in the hundreds of thousands: see railplan/slot_init.py
 @dataclass(frozen=True, slots=True)
 class PlantSegment:
     """One piece of a link through the fibre plant, from the link's a end (``seq`` 1) on.

@@ -13,10 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from railplan.catalog import Cable, Cassette, Catalog, Panel, Transceiver, cage_accepts
+from railplan.slot_init import slot_init
 
 KIND_ORDER = ("dac", "acc", "aec", "aoc", "fibre", "plant")
 
 
+@slot_init  # one per link: see railplan/slot_init.py
 @dataclass(frozen=True, slots=True)
 class MediaChoice:
     """The media of one link: cable part, stocked length, optics at each end, per-link cost."""
