@@ -17,7 +17,7 @@ from railplan.design import LINK_KINDS, Design
 from railplan.design.ends import link_ends
 from railplan.design.link_table import LinkTable, link_table
 from railplan.errors import InfeasibleError
-from railplan.physical.bom_items import Items, Modules, by_link, items, modules
+from railplan.physical.bom_items import Items, Modules, by_link, items, link_rows, modules
 from railplan.validate.cables import check_cables
 
 KINDS = (
@@ -255,9 +255,11 @@ class _Cabled:
     #: none when the design has no cables
     modules: Modules | None = None
     items: Items | None = None
-    #: the design's links as arrays, and the rows of the links its cables serve
+    #: the design's links as arrays, the rows of the links its cables serve, and each row's
+    #: ``LINK_KINDS`` index (``_LinkTiers.kind``)
     table: LinkTable | None = None
     rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    kind: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 def _totals(
@@ -271,18 +273,15 @@ def _totals(
     if cabled.table is not None and cabled.items is not None and cabled.modules is not None:
         # each count is kept under the kind of a link: the link, an item's or a module's first
         # (a kind no fabric has is counted under none)
-        table = cabled.table
-        code = {k: i for i, k in enumerate(LINK_KINDS)}
-        kind = np.fromiter(
-            (code.get(k, -1) for k in map(_KIND, design.links)), np.int64, len(design.links)
-        )
+        table, kind = cabled.table, cabled.kind
         cabled_rows = np.zeros(len(table), bool)
         cabled_rows[cabled.rows] = True
         cabled_links = int(cabled_rows.sum())
+        item_rows = cabled.items.row
         for what, rows in (
             ("links", np.flatnonzero(cabled_rows)),
-            ("physical_cables", _rows(table, cabled.items.link)),
-            ("transceivers", _rows(table, _bought(cabled.modules))),
+            ("physical_cables", item_rows[item_rows >= 0]),
+            ("transceivers", cabled.modules.row[~_engines(cabled.modules)]),
         ):
             counts = np.bincount(kind[rows][kind[rows] >= 0], minlength=len(LINK_KINDS))
             for tier, n in zip(TIERS, counts.tolist(), strict=True):
@@ -315,12 +314,7 @@ def _totals(
     )
 
 
-_KIND, _LINK_ID = attrgetter("kind"), attrgetter("link_id")
-
-
-def _rows(table: LinkTable, links: list[str]) -> np.ndarray:
-    """The table rows of links named by id."""
-    return np.fromiter(map(table.row.__getitem__, links), np.int64, len(links))
+_KIND = attrgetter("kind")
 
 
 def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
@@ -330,16 +324,18 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
     if problems:
         more = f" ({len(problems) - 1} more problems)" if len(problems) > 1 else ""
         raise InfeasibleError(f"{problems[0]}{more}")
-    missing = len(design.links) - len({c.link_id for c in design.cables})
-    if missing:
-        notes.append(f"{missing} of {len(design.links)} links have no cable and are not priced")
     ordered = by_link(design)
     table = link_table(design, catalog)
-    mods = modules(design, catalog, table, ordered)
-    things = items(design, catalog, link_ends(design, catalog), ordered)
-    out = _Cabled(
-        modules=mods, items=things, table=table, rows=_rows(table, list(map(_LINK_ID, ordered)))
-    )
+    rows = link_rows(table, ordered)  # every cable's link, as a row of the table
+    cabled = np.zeros(len(table), bool)
+    cabled[rows] = True
+    missing = len(design.links) - int(cabled.sum())
+    if missing:
+        notes.append(f"{missing} of {len(design.links)} links have no cable and are not priced")
+    mods = modules(design, catalog, table, ordered, rows)
+    things = items(design, catalog, link_ends(design, catalog), ordered, table, rows)
+    tiers = _LinkTiers.of(design)
+    out = _Cabled(modules=mods, items=things, table=table, rows=rows, kind=tiers.kind)
     watts = np.array([t.power_w.value for t in mods.parts], float)[mods.part]
     on = mods.on_switch
     per_device = np.bincount(mods.device[on], weights=watts[on], minlength=len(mods.devices))
@@ -347,8 +343,7 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
     out.optics_in_switch = {
         mods.devices[d]: float(per_device[d]) for d in np.flatnonzero(held).tolist()
     }
-    tier_of = {lk.id: lk.kind.replace("-", "_") for lk in design.links}
-    mod_tiers = _tier_counts(mods.part, [tier_of.get(link, "") for link in mods.link])
+    mod_tiers = _tier_counts(mods.part, tiers.code[mods.row], tiers.names)
     for code, n in enumerate(np.bincount(mods.part, minlength=len(mods.parts)).tolist()):
         if not n:
             continue
@@ -389,8 +384,7 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
         run_line.append(lines_of.setdefault(group, len(lines_of)))
     # each line's tiers counted over its items in the runs' order
     item_tiers = _tier_counts(
-        np.repeat(np.array(run_line, np.int64), sizes),
-        [tier_of.get(things.link[i], "") for i in alike.tolist()],
+        np.repeat(np.array(run_line, np.int64), sizes), tiers.code[things.row[alike]], tiers.names
     )
     cable_tiers = {group: item_tiers[line] for group, line in lines_of.items()}
     for i in np.flatnonzero(beyond).tolist():
@@ -423,13 +417,37 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
     return out
 
 
-def _tier_counts(group: np.ndarray, tiers: list[str]) -> dict[int, dict[str, int]]:
-    """Per group number, how many rows fall in each tier, the tiers in the order the rows
-    first name them (what counting row by row into a ``Counter`` per group gives)."""
-    names = sorted(set(tiers))
-    if not names:
+@dataclass(frozen=True)
+class _LinkTiers:
+    """The kind of every link as numbers: ``kind``, its ``LINK_KINDS`` index per table row (-1:
+    a kind no fabric has); ``code``, its tier's index in ``names`` per row, and one more entry,
+    last, for an item whose link is not in the design (row -1: tier "")."""
+
+    kind: np.ndarray
+    code: np.ndarray
+    names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, design: Design) -> _LinkTiers:
+        kinds = list(map(_KIND, design.links))
+        present = sorted(set(kinds))
+        of_kind = string_codes(kinds)  # rows in design.links order: the link table's
+        names = tuple(sorted({k.replace("-", "_") for k in present} | {""}))
+        tier = [names.index(k.replace("-", "_")) for k in present] + [names.index("")]
+        known = {k: i for i, k in enumerate(LINK_KINDS)}
+        kind = np.array([known.get(k, -1) for k in present], np.int64)
+        return cls(kind[of_kind], np.append(np.array(tier, np.int64)[of_kind], tier[-1]), names)
+
+
+def _tier_counts(
+    group: np.ndarray, code: np.ndarray, names: tuple[str, ...]
+) -> dict[int, dict[str, int]]:
+    """Per group number, how many rows fall in each tier (``code``: each row's index in
+    ``names``), the tiers in the order the rows first name them (what counting row by row into
+    a ``Counter`` per group gives)."""
+    if not len(group):
         return {}
-    key = group.astype(np.int64) * len(names) + string_codes(tiers)
+    key = group.astype(np.int64) * len(names) + code
     uniq, first, counts = np.unique(key, return_index=True, return_counts=True)
     seen = np.argsort(first, kind="stable")
     out: dict[int, dict[str, int]] = {}
@@ -490,8 +508,3 @@ def _panel_lines(design: Design, catalog: Catalog) -> list[BomLine]:
 def _engines(mods: Modules) -> np.ndarray:
     """Which modules are co-packaged optical engines (inside their switch), module by module."""
     return np.array([t.form_factor == "cpo" for t in mods.parts], bool)[mods.part]
-
-
-def _bought(mods: Modules) -> list[str]:
-    """The first link of every module that is bought (not a co-packaged engine)."""
-    return [link for link, e in zip(mods.link, _engines(mods).tolist(), strict=True) if not e]
