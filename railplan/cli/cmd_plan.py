@@ -52,7 +52,7 @@ def plan_cmd(
     out_folder(out_dir, "-o")
     from railplan.cli.finish_beside import finished_beside
     from railplan.cli.progress import stages
-    from railplan.design.io import design_json_chunks
+    from railplan.design.io import design_json_chunks, rows_text_beside
     from railplan.pipeline.build import plan_json
     from railplan.spec import spec_to_yaml
 
@@ -64,6 +64,8 @@ def plan_cmd(
             progress=say,
             method="naive" if naive else "cp-sat",
             deferred=out_dir is not None,
+            # design.json's links are known before the layout: a child encodes them meanwhile
+            on_topology=(lambda topo: rows_text_beside(topo.links)) if out_dir else None,
         )
         design = built.design
         if out_dir is None:

@@ -162,11 +162,49 @@ def design_json_chunks(design: Design) -> Iterator[str]:
             yield f'"{key}":[]{sep}\n'
             continue
         yield f'"{key}":[\n'
-        for start in range(0, len(items), _BLOCK_ROWS):
-            more = start + _BLOCK_ROWS < len(items)
-            yield _rows_text(items[start : start + _BLOCK_ROWS]) + (",\n" if more else "\n")
+        encoded = _encoded_beside(items)
+        if encoded is not None:
+            yield encoded
+        else:
+            yield from _row_blocks(items)
         yield f"]{sep}\n"
     yield "}\n"
+
+
+def _row_blocks(items: tuple[Any, ...]) -> Iterator[str]:
+    """The rows of one list as design.json has them, a block of rows at a time."""
+    for start in range(0, len(items), _BLOCK_ROWS):
+        more = start + _BLOCK_ROWS < len(items)
+        yield _rows_text(items[start : start + _BLOCK_ROWS]) + (",\n" if more else "\n")
+
+
+#: a row list being encoded in a forked child (``rows_text_beside``): the very tuple, and the
+#: call that waits for its text
+_BESIDE: list[tuple[tuple[Any, ...], Callable[[], tuple[bytes, int]]]] = []
+#: rows from which encoding beside pays for the fork (below, the parent encodes in no time)
+BESIDE_FROM_ROWS = 50_000
+
+
+def rows_text_beside(items: tuple[Any, ...]) -> None:
+    """Encode ``items``, a design's row list (its links, say, known before the layout), as
+    ``design_json_chunks`` writes them, in a forked child (``railplan.forked.in_child``) while
+    the caller goes on; a design written later that holds this very tuple takes the child's
+    text instead of encoding the rows again (the same bytes: the child runs the same code; a
+    child that fails has the parent encode them). One list at a time; a short list is left to
+    the writer."""
+    if len(items) < BESIDE_FROM_ROWS:
+        return
+    from railplan.forked import in_child
+
+    _BESIDE[:] = [(items, in_child(lambda: ("".join(_row_blocks(items)).encode(), 0)))]
+
+
+def _encoded_beside(items: tuple[Any, ...]) -> str | None:
+    """The text of ``items`` encoded beside (taken once), or None when they were not."""
+    if not _BESIDE or _BESIDE[0][0] is not items:
+        return None
+    _, text = _BESIDE.pop()
+    return text()[0].decode()
 
 
 def design_from_dict(data: Any, where: str = "design") -> Design:

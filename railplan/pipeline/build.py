@@ -75,6 +75,7 @@ def build(
     bill: bool = True,
     planned: Build | None = None,
     deferred: bool = False,
+    on_topology: Callable[[Design], None] | None = None,
 ) -> Build:
     """Plan ``spec`` end to end; the result passes ``check`` (cables included when laid out).
 
@@ -86,7 +87,9 @@ def build(
     whose topology is laid out instead of planned again;
     ``deferred=True`` stops after the layout, before the check and the bill: the result
     (``finished`` False) must go through ``finish`` before it is used or written; a topology
-    planned here is then checked in a forked child while it is laid out (``pending``).
+    planned here is then checked in a forked child while it is laid out (``pending``);
+    ``on_topology`` is called with the topology before it is laid out (``plan -o`` starts encoding
+    its links for design.json in a child there: ``design.io.rows_text_beside``).
     """
     catalog = catalog or load_catalog()
     with paused():  # millions of acyclic objects at scale: see railplan/gc_pause.py
@@ -102,6 +105,7 @@ def build(
             bill,
             planned,
             deferred,
+            on_topology,
         )
 
 
@@ -167,6 +171,7 @@ def _build(
     bill: bool = True,
     planned: Build | None = None,
     deferred: bool = False,
+    on_topology: Callable[[Design], None] | None = None,
 ) -> Build:
     say = progress or (lambda _msg: None)
     from railplan.physical.media_policy import catalog_for
@@ -196,6 +201,8 @@ def _build(
         return Build(design=design, bom=None, placement=None, switch_choice=chosen)
     from railplan.pipeline.layout import complete  # layout libraries load only to lay out
 
+    if on_topology is not None:
+        on_topology(design)
     say("placing switches and cabling")
     try:
         laid_out, placement = complete(

@@ -233,6 +233,7 @@ class DesignSource:
         relayout: bool = False,
         bill: bool = True,
         deferred: bool = False,
+        on_topology: Callable[[Design], None] | None = None,
     ) -> Build:
         """The finished design with its bill.
 
@@ -240,7 +241,8 @@ class DesignSource:
         cables is taken as it is (its labels are the site's) unless ``relayout``; one without
         cables is laid out from its embedded spec. ``layout=False`` stops at the topology;
         ``bill=False`` leaves the bill out; ``deferred=True`` lets a spec's build stop before
-        its check and bill (``build``'s ``deferred``: ``pipeline.build.finish`` ends it).
+        its check and bill (``build``'s ``deferred``: ``pipeline.build.finish`` ends it);
+        ``on_topology`` is ``build``'s (called with a spec's topology before it is laid out).
         """
         if not self.is_design_file():
             spec = self.spec()
@@ -255,6 +257,7 @@ class DesignSource:
                     method=method,
                     bill=bill,
                     deferred=deferred,
+                    on_topology=on_topology,
                 )
             self._design = built.design
             return built
