@@ -69,7 +69,9 @@ def test_another_tuple_is_encoded_by_the_writer(design: Design, every_list: None
     design_io.rows_text_beside(tuple(list(design.links)))  # equal rows, another object
     assert design_to_json(design) == plain
     assert design_io._BESIDE  # not taken: it was not this design's tuple
-    design_io._BESIDE.clear()
+    design_io.release_beside()
+    assert not design_io._BESIDE
+    _no_child_left()
 
 
 def test_without_fork_the_parent_encodes(
@@ -110,3 +112,28 @@ def test_the_same_rows_as_a_replaced_design(design: Design, every_list: None) ->
     design_io.rows_text_beside(design.links)
     assert design_to_json(laid) == design_to_json(design)
     assert not design_io._BESIDE
+
+
+def test_a_refused_layout_leaves_no_encoding_child(
+    cli, tmp_path: Path, every_list: None, encoders: Path
+) -> None:
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "cluster: {gpus: 256, node: dgx-h100}\n"
+        "fabric: {switches: [qm9700], topology: roft}\n"
+        "layout: {network_rack_power_w: 500}\n"
+    )
+    result = cli("plan", spec, "-o", tmp_path / "out")
+    assert result.code == 2 and "layout.network_rack_power_w" in result.err
+    assert not (tmp_path / "out").exists()
+    assert any(
+        int(p) != os.getpid() for p, _ in map(str.split, encoders.read_text().split("\n")[:-1])
+    )
+    assert not design_io._BESIDE
+    _no_child_left()
+
+
+def _no_child_left() -> None:
+    if hasattr(os, "fork"):
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)

@@ -52,38 +52,41 @@ def plan_cmd(
     out_folder(out_dir, "-o")
     from railplan.cli.finish_beside import finished_beside
     from railplan.cli.progress import stages
-    from railplan.design.io import design_json_chunks, rows_text_beside
+    from railplan.design.io import design_json_chunks, release_beside, rows_text_beside
     from railplan.pipeline.build import plan_json
     from railplan.spec import spec_to_yaml
 
-    with stages("plan") as say:
-        built = src.built(
-            layout=layout,
-            objective=objective,
-            time_limit_s=time_limit,
-            progress=say,
-            method="naive" if naive else "cp-sat",
-            deferred=out_dir is not None,
-            # design.json's links are known before the layout: a child encodes them meanwhile
-            on_topology=(lambda topo: rows_text_beside(topo.links)) if out_dir else None,
-        )
-        design = built.design
-        if out_dir is None:
-            summary = plan_json(built)
-        else:
-            if say is not None:
-                say("checking and billing the design while design.json is written")
-            # design.json is written a block of rows at a time by a thread while the next
-            # block is encoded (``atomic.write_set`` of pieces): never one 185 MB string;
-            # meanwhile a child checks and bills the design, and nothing moves into place
-            # before its check passed
-            bill = finished_beside(built)
-            files = {
-                "design.json": design_json_chunks(design),
-                "spec.yaml": spec_to_yaml(src.spec()),
-            }
-            write_set(out_dir, files, before_commit=bill)
-            summary = plan_json(built, bill())  # the answer the commit waited for
+    try:
+        with stages("plan") as say:
+            built = src.built(
+                layout=layout,
+                objective=objective,
+                time_limit_s=time_limit,
+                progress=say,
+                method="naive" if naive else "cp-sat",
+                deferred=out_dir is not None,
+                # design.json's links are known before the layout: a child encodes them meanwhile
+                on_topology=(lambda topo: rows_text_beside(topo.links)) if out_dir else None,
+            )
+            design = built.design
+            if out_dir is None:
+                summary = plan_json(built)
+            else:
+                if say is not None:
+                    say("checking and billing the design while design.json is written")
+                # design.json is written a block of rows at a time by a thread while the next
+                # block is encoded (``atomic.write_set`` of pieces): never one 185 MB string;
+                # meanwhile a child checks and bills the design, and nothing moves into place
+                # before its check passed
+                bill = finished_beside(built)
+                files = {
+                    "design.json": design_json_chunks(design),
+                    "spec.yaml": spec_to_yaml(src.spec()),
+                }
+                write_set(out_dir, files, before_commit=bill)
+                summary = plan_json(built, bill())  # the answer the commit waited for
+    finally:  # a child still encoding links no design.json took is waited for
+        release_beside()
     if json_out:
         print_json(summary)
     else:

@@ -199,6 +199,14 @@ def rows_text_beside(items: tuple[Any, ...]) -> None:
     _BESIDE[:] = [(items, in_child(lambda: ("".join(_row_blocks(items)).encode(), 0)))]
 
 
+def release_beside() -> None:
+    """Wait for a child still encoding a row list no design took (the command ends without
+    writing, say) and drop its text: no child is left behind."""
+    if _BESIDE:
+        _, text = _BESIDE.pop()
+        text()
+
+
 def _encoded_beside(items: tuple[Any, ...]) -> str | None:
     """The text of ``items`` encoded beside (taken once), or None when they were not."""
     if not _BESIDE or _BESIDE[0][0] is not items:
