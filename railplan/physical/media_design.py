@@ -18,11 +18,14 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import accumulate, chain, pairwise
 
-from railplan.catalog import Catalog
+import numpy as np
+
+from railplan.array_groups import numbers_of, sort_groups
+from railplan.catalog import LENGTH_EPS_M, Catalog
 from railplan.design import Design
 from railplan.design.link_table import link_table
 from railplan.design.memo import by_identity
@@ -46,7 +49,9 @@ from railplan.physical.media_plans import (
     Plan,
     Priced,
     catalog_index,
+    length_breakpoints,
     per_link_choices,
+    plant_link_choices,
 )
 from railplan.physical.media_policy import OPTICS
 from railplan.validate import wiring_known_sound
@@ -66,6 +71,18 @@ class Structure:
     shape_ids: tuple[int, ...] = ()
     #: per group, the ids of its links, aligned with ``groups``
     link_ids: tuple[tuple[str, ...], ...] = ()
+    #: the ids of the runs' links, in run order
+    ids: tuple[str, ...] = ()
+    #: the groups as arrays, for passes over all of them at once: their rows one group after
+    #: another, where each group starts among them, its size, its shape's number, and each
+    #: row's group
+    flat: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
+    starts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
+    sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
+    shape_no: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
+    group_of: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
+    #: each link's row, by id
+    row: Mapping[str, int] = field(default_factory=dict, compare=False)
 
 
 _STRUCTURES: dict[tuple[int, ...], tuple[tuple[object, ...], Structure]] = {}
@@ -104,10 +121,28 @@ def _structure(design: Design, catalog: Catalog) -> Structure:
         if number is None:
             number = of_object[id(shape)] = numbered.setdefault(shape, len(numbered))
         shape_ids.append(number)
-    in_order = list(map(table.ids.__getitem__, chain.from_iterable(groups)))
+    flat = np.fromiter(chain.from_iterable(groups), np.int64, len(runs))
+    in_order = list(map(table.ids.__getitem__, flat.tolist()))
     bounds = list(accumulate(map(len, groups), initial=0))
     link_ids = tuple(tuple(in_order[s:e]) for s, e in pairwise(bounds))
-    return Structure(runs, groups, tuple(shapes), problem, tuple(shape_ids), link_ids)
+    sizes = np.fromiter(map(len, groups), np.int64, len(groups))
+    group_of = np.empty(len(runs), np.int64)
+    group_of[flat] = np.repeat(np.arange(len(groups)), sizes)
+    return Structure(
+        runs,
+        groups,
+        tuple(shapes),
+        problem,
+        tuple(shape_ids),
+        link_ids,
+        tuple(table.ids),
+        flat,
+        np.asarray(bounds[:-1], np.int64),
+        sizes,
+        np.asarray(shape_ids, np.int64),
+        group_of,
+        table.row,
+    )
 
 
 def shape_of(struct: Structure, group: int, fibre: str = "") -> Component:
@@ -194,7 +229,8 @@ class _Pass:
     fibre: dict[str, str]
     direct: frozenset[str]
     choices: dict[str, MediaChoice]
-    traces: list[Trace]
+    #: a new list of the traces (a pass over all components makes them only if asked again)
+    traces: Callable[[], list[Trace]]
 
 
 #: the last pass (the fibre-plant retry asks again with a few links changed: only their
@@ -221,7 +257,7 @@ def assign_design(
     struct = structure(design, catalog)
     runs = struct.runs
     fibre = fibre or {}
-    lengths = _lengths(runs, lengths_m)
+    lengths = _lengths(struct.ids, lengths_m)
     if any(v not in ("", "mmf", "smf", OPTICS) for v in fibre.values()):
         for run in runs:
             asked = fibre.get(run.link_id, "")
@@ -242,9 +278,14 @@ def assign_design(
         redo: Sequence[int] = [
             g for g, ids in enumerate(struct.link_ids) if not changed.isdisjoint(ids)
         ]
-        choices, traces = dict(last.choices), list(last.traces)
+        choices, traces = dict(last.choices), last.traces()
     else:
-        redo = range(len(struct.groups))
+        whole = _whole(struct, catalog_index(catalog), lengths, wanted, direct)
+        if whole is not None:
+            choices, notes, traced = whole
+            _LAST[:] = [_Pass(struct, lengths, wanted, direct, choices, traced)]
+            return Assignment(choices=dict(choices), notes=notes.sentences())
+        redo = range(len(struct.groups))  # a component is refused: walked to say which
         choices, traces = {}, [_NO_TRACE] * len(struct.groups)
     groups = _Groups(struct, catalog_index(catalog), lengths, wanted, direct)
     for g in redo:
@@ -255,11 +296,133 @@ def assign_design(
         tell(notes, told, n, link, length)
         if stretched is not None:
             notes.stretched.append(stretched)
-    _LAST[:] = [_Pass(struct, lengths, wanted, direct, choices, traces)]
+    _LAST[:] = [_Pass(struct, lengths, wanted, direct, choices, traces.copy)]
     return Assignment(choices=dict(choices), notes=notes.sentences())
 
 
 _NO_TRACE: Trace = ((None, None), 0, "", 0.0, None)
+
+
+def _whole(
+    struct: Structure,
+    idx: CatalogIndex,
+    lengths: list[float],
+    fibre: Mapping[str, str],
+    direct: frozenset[str],
+) -> tuple[dict[str, MediaChoice], _Notes, Callable[[], list[Trace]]] | None:
+    """What ``_Groups.decide`` gives every component and what the notes are told, worked out
+    over arrays: every component's longest and shortest link at once, one decision per shape,
+    fibre asked, point-to-point need and *length class* (``length_breakpoints``: the lengths a
+    decision cannot tell apart), the notes counted per decision. None when a component is
+    refused (the walk group by group then says which, as it always did)."""
+    if not struct.groups:
+        return None
+    starts, sizes = struct.starts, struct.sizes
+    here = np.asarray(lengths, np.float64)[struct.flat]
+    # the first longest and first shortest, as max() and min() of the members pick them
+    at = _first_equal(here, np.maximum.reduceat(here, starts), starts, sizes)
+    low = _first_equal(here, np.minimum.reduceat(here, starts), starts, sizes)
+    longest, shortest = here[at], here[low]
+    ids = list(chain.from_iterable(struct.link_ids))
+    try:
+        code, asks = _shape_codes(struct, fibre, direct)
+    except InfeasibleError:
+        return None
+    # (shape, best, what the notes are told, first group) of every decision; each group's
+    dec = np.empty(len(struct.groups), np.int64)
+    made: list[tuple[Component, Priced, Told, int]] = []
+    by_code, firsts = sort_groups(code)
+    for s, e in pairwise([*firsts.tolist(), len(by_code)]):
+        same = by_code[s:e]  # the groups of one shape, fibre and need, in order
+        first = int(same[0])
+        if isinstance(struct.shapes[first], InfeasibleError):
+            return None
+        asked, only_direct = asks.get(int(code[first]), ("", False))
+        comp = shape_of(struct, first, asked)
+        stocks, limits = (np.asarray(x, np.float64) for x in length_breakpoints(idx, comp))
+        far = longest[same]
+        kind = np.searchsorted(stocks, far - LENGTH_EPS_M) * (len(limits) + 1)
+        kind += np.searchsorted(limits, far)
+        by_kind, kinds = sort_groups(kind)
+        dec[same] = len(made) + numbers_of(by_kind, kinds)
+        for g in same[by_kind[kinds]].tolist():  # each class's first group, deciding for it
+            length = float(longest[g])
+            _, best, told = decision(idx, comp, length, ids[at[g]], only_direct)
+            if best is None:
+                return None
+            made.append((comp, best, told, g))
+    # off the plant a decision's split reads no length; through it, each link's leg its own
+    each: list[list[MediaChoice]] = []
+    stretch = np.zeros(len(struct.groups), bool)
+    for d, (comp, best, _, g) in enumerate(made):
+        if best.plan.plant is not None:
+            each.append([])
+            continue
+        each.append(split(idx, comp, best, [lengths[i] for i in struct.groups[g]]))
+        # cut to the longest: a component whose shortest link a shorter stock would serve
+        with_it = np.flatnonzero((dec == d) & (sizes > 1))
+        stock = np.asarray(best.cables[0][0].lengths_m, np.float64)
+        i = np.searchsorted(stock, shortest[with_it] - LENGTH_EPS_M)
+        fits = i < len(stock)
+        stretch[with_it[fits]] = stock[i[fits]] < best.cables[0][1]
+    per_group = list(map(each.__getitem__, dec.tolist()))
+    for d, (comp, best, _, _) in enumerate(made):
+        if best.plan.plant is not None:
+            through = np.flatnonzero(dec == d).tolist()
+            own = ([lengths[i] for i in struct.groups[g]] for g in through)
+            for g, row in zip(through, plant_link_choices(comp, best, own), strict=True):
+                per_group[g] = row
+    choices = dict(zip(ids, chain.from_iterable(per_group), strict=True))
+    notes = _Notes([], Counter(), {}, Counter())
+    links = np.bincount(dec, weights=sizes, minlength=len(made)).astype(np.int64).tolist()
+    for d in sorted(range(len(made)), key=lambda d: made[d][3]):  # as the groups come
+        g = made[d][3]
+        tell(notes, made[d][2], links[d], ids[at[g]], float(longest[g]))
+    cut = np.flatnonzero(stretch).tolist()
+    notes.stretched = [(ids[at[g]], float(shortest[g]), float(longest[g])) for g in cut]
+
+    def traces() -> list[Trace]:
+        told = [m[2] for m in made]
+        cuts = dict(zip(cut, notes.stretched, strict=True))
+        rows = zip(dec.tolist(), sizes.tolist(), at.tolist(), longest.tolist(), strict=True)
+        return [(told[d], n, ids[a], far, cuts.get(g)) for g, (d, n, a, far) in enumerate(rows)]
+
+    return choices, notes, traces
+
+
+def _first_equal(
+    values: np.ndarray, target: np.ndarray, starts: np.ndarray, sizes: np.ndarray
+) -> np.ndarray:
+    """Per group (``starts``, ``sizes`` in ``values``), the index of its first value equal to
+    its ``target``."""
+    hit = values == np.repeat(target, sizes)
+    return np.minimum.reduceat(np.where(hit, np.arange(len(values)), len(values)), starts)
+
+
+def _shape_codes(
+    struct: Structure, fibre: Mapping[str, str], direct: frozenset[str]
+) -> tuple[np.ndarray, dict[int, tuple[str, bool]]]:
+    """Each group's shape number, or a new number for a shape asked for a fibre or kept
+    point-to-point, and what each new number asks (raises what ``_fibre_demand`` raises)."""
+    rows = [struct.row[k] for k in chain(fibre, direct) if k in struct.row]
+    code = struct.shape_no.copy()
+    asks: dict[int, tuple[str, bool]] = {}
+    if not rows:
+        return code, asks
+    runs, top = struct.runs, int(code.max()) + 1
+    numbered: dict[tuple[int, str, bool], int] = {}
+    for g in np.unique(struct.group_of[rows]).tolist():
+        members, ids = struct.groups[g], struct.link_ids[g]
+        asked = ""
+        if fibre and any(link in fibre for link in ids):
+            local = {i: runs[i]._replace(fibre=fibre.get(runs[i].link_id, "")) for i in members}
+            asked = _fibre_demand(local, members)
+        only_direct = bool(direct) and not direct.isdisjoint(ids)
+        if asked or only_direct:
+            number = numbered.setdefault((int(code[g]), asked, only_direct), top + len(numbered))
+            asks[number] = (asked, only_direct)
+            code[g] = number
+    return code, asks
 
 
 class _Groups:
@@ -323,15 +486,16 @@ class _Groups:
         return each, (told, len(members), link, length, stretched)
 
 
-def _lengths(runs: Sequence[LinkRun], lengths_m: Mapping[str, float]) -> list[float]:
-    """Each run's routed length, in run order; refused when one is missing or not a length."""
+def _lengths(ids: Sequence[str], lengths_m: Mapping[str, float]) -> list[float]:
+    """Each link's routed length, by id; refused when one is missing or not a length."""
     try:
-        out = [float(lengths_m[run.link_id]) for run in runs]
+        out = list(map(float, map(lengths_m.__getitem__, ids)))
     except KeyError as exc:
         raise InfeasibleError(
             f"link {exc.args[0]} has no routed length; route every link first"
         ) from None
-    if not all(0 <= x < math.inf for x in out):  # NaN fails both comparisons
+    at = np.asarray(out, np.float64)
+    if not ((at >= 0) & (at < math.inf)).all():  # NaN fails both comparisons
         for x in out:
             check_length(x)
     return out

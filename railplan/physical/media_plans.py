@@ -44,9 +44,11 @@ __all__ = [
     "cheapest",
     "cheapest_for",
     "kind_rank",
+    "length_breakpoints",
     "longest_reach",
     "per_link_choices",
     "plans_for",
+    "plant_link_choices",
 ]
 
 #: module combinations tried per interface and component before falling back to one per cage
@@ -275,6 +277,23 @@ def cheapest_for(
     return priced
 
 
+def length_breakpoints(
+    idx: CatalogIndex, comp: Component
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The stocked lengths and reach limits ``cheapest_for`` bisects a length among for
+    ``comp`` in any deciding of it: every plan (the point-to-point ones are among them), and
+    the relaxed shape's when the rules are priced on it. Two lengths in the same class of
+    these get the same decision, whatever the subset asked."""
+    shapes = (comp, comp.relaxed()) if comp.protocol or comp.vendors else (comp,)
+    stocks: set[float] = set()
+    limits: set[float] = set()
+    for shape in shapes:
+        _, shape_stocks, shape_limits = _subset(idx, shape, "all")
+        stocks.update(shape_stocks)
+        limits.update(shape_limits)
+    return tuple(sorted(stocks)), tuple(sorted(limits))
+
+
 def _subset(
     idx: CatalogIndex, comp: Component, which: str
 ) -> tuple[tuple[Plan, ...], tuple[float, ...], tuple[float, ...]]:
@@ -359,6 +378,34 @@ def per_link_choices(
                 links_per_cable=share,
             )
         )
+    return out
+
+
+def plant_link_choices(
+    comp: Component, priced: Priced, lengths_m: Iterable[Sequence[float]]
+) -> list[list[MediaChoice]]:
+    """``per_link_choices`` of a plant plan for components of one shape, each at its own
+    lengths: a leg's price reads its length only through the carriages' stocked lengths
+    (``cheapest_carriage``), so a link's choice is worked out once per run and class of its
+    length among them."""
+    plan, parts = priced.plan, priced.plan.plant
+    assert parts is not None
+    stocks = sorted({s for part in parts.carriages for s in part.lengths_m})
+    on_cage: dict[int, int] = defaultdict(int)
+    for a, _, b, _ in comp.runs:
+        on_cage[a] += 1
+        on_cage[b] += 1
+    known: dict[tuple[int, int], MediaChoice] = {}
+    out = []
+    for lengths in lengths_m:
+        row = []
+        for r, (run, length) in enumerate(zip(comp.runs, lengths, strict=True)):
+            key = (r, bisect.bisect_left(stocks, length - LENGTH_EPS_M))
+            hit = known.get(key)
+            if hit is None:
+                hit = known[key] = _plant_choice(plan, on_cage, run, length)
+            row.append(hit)
+        out.append(row)
     return out
 
 
