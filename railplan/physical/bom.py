@@ -14,10 +14,11 @@ import numpy as np
 from railplan.array_groups import sort_groups, string_codes
 from railplan.catalog import Cable, Catalog, Price
 from railplan.design import LINK_KINDS, Design
+from railplan.design.cable_rows import cable_rows
 from railplan.design.ends import link_ends
 from railplan.design.link_table import LinkTable, link_table
 from railplan.errors import InfeasibleError
-from railplan.physical.bom_items import Items, Modules, by_link, items, link_rows, modules
+from railplan.physical.bom_items import Items, Modules, by_link_order, items, link_rows, modules
 from railplan.validate.cables import check_cables
 
 KINDS = (
@@ -324,9 +325,14 @@ def _cabling(design: Design, catalog: Catalog, notes: list[str]) -> _Cabled:
     if problems:
         more = f" ({len(problems) - 1} more problems)" if len(problems) > 1 else ""
         raise InfeasibleError(f"{problems[0]}{more}")
-    ordered = by_link(design)
+    # the cables in link id order (what ``modules`` and ``items`` walk), and their links as
+    # rows of the table (the check worked them out for the cables in design order)
+    order = by_link_order(design)
+    ordered = list(map(design.cables.__getitem__, order))
     table = link_table(design, catalog)
-    rows = link_rows(table, ordered)  # every cable's link, as a row of the table
+    rows = cable_rows(design, catalog)[order] if order else np.zeros(0, np.int64)
+    if len(rows) and rows.min() < 0:
+        link_rows(table, ordered)  # a cable of an unknown link: the KeyError naming it
     cabled = np.zeros(len(table), bool)
     cabled[rows] = True
     missing = len(design.links) - int(cabled.sum())

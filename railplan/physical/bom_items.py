@@ -96,6 +96,13 @@ def by_link(design: Design) -> list[CableRow]:
     return sorted(design.cables, key=_LINK_ID)
 
 
+def by_link_order(design: Design) -> list[int]:
+    """The positions of ``by_link(design)``'s cables in ``design.cables`` (a stable sort:
+    cables of one link keep their order)."""
+    ids = list(map(_LINK_ID, design.cables))
+    return sorted(range(len(ids)), key=ids.__getitem__)
+
+
 def link_rows(table: LinkTable, ordered: Sequence[CableRow]) -> np.ndarray:
     """The ``link_table`` row of each cable's link (``KeyError`` for a link not in it)."""
     return np.fromiter(map(table.row.__getitem__, map(_LINK_ID, ordered)), np.int64, len(ordered))

@@ -18,9 +18,10 @@ import numpy as np
 from railplan.array_groups import numbers_of, sort_groups, string_codes
 from railplan.catalog import Catalog
 from railplan.design import Design
+from railplan.design.cable_rows import cable_rows
 from railplan.design.link_table import link_table
 
-_LINK_ID, _LENGTH, _MEDIA = attrgetter("link_id"), attrgetter("length_m"), attrgetter("media")
+_LENGTH, _MEDIA = attrgetter("length_m"), attrgetter("media")
 _NAMES = (attrgetter("transceiver_a"), attrgetter("transceiver_b"))
 
 
@@ -37,11 +38,9 @@ def sound(
     cables = design.cables
     n = len(cables)
     table = link_table(design, catalog)
-    ids = list(map(_LINK_ID, cables))
-    found = list(map(table.row.get, ids))
-    if None in found:
+    rows = cable_rows(design, catalog)
+    if n and rows.min() < 0:
         return False  # a cable of an unknown link
-    rows = np.fromiter(found, np.int64, n)
     length = np.fromiter(map(_LENGTH, cables), float, n)
     if not ((length > 0) & (length < 1e6)).all():
         return False
@@ -49,11 +48,12 @@ def sound(
     code_of = {v: i for i, v in enumerate(sorted(set(values)))}
     code = np.fromiter(map(code_of.__getitem__, values), np.int64, 3 * n)
     by_row = string_codes(list(map(protocols.__getitem__, table.ids)))
-    plant = (
-        np.fromiter(map(plant_links.__contains__, ids), np.int64, n)
-        if plant_links
-        else np.zeros(n, np.int64)
-    )
+    plant = np.zeros(n, np.int64)
+    if plant_links:  # a cable's link is in the plant when its row is a plant link's
+        in_plant = np.zeros(len(table), np.int64)
+        known = [r for r in map(table.row.get, plant_links) if r is not None]
+        in_plant[np.array(known, np.int64)] = 1
+        plant = in_plant[rows]
     kinds = (
         code[:n],
         code[n : 2 * n],
