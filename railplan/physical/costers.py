@@ -51,10 +51,34 @@ class StepPrices:
     def __init__(self, marks: list[float], values: list[float], beyond: float) -> None:
         self.marks = np.asarray(marks, dtype=float)
         self.values = np.asarray([*values, beyond], dtype=float)
+        self._starts = _starts(self.marks)
 
     def __call__(self, lengths_m: np.ndarray) -> np.ndarray:
-        at = np.searchsorted(self.marks, np.asarray(lengths_m, dtype=float) - LENGTH_EPS_M)
-        return self.values[at]
+        return self.values[self.index(lengths_m)]
+
+    def index(self, lengths_m: np.ndarray) -> np.ndarray:
+        """The step of each length: ``searchsorted(marks, lengths_m - LENGTH_EPS_M)``."""
+        if self._starts is None:
+            return np.searchsorted(self.marks, np.asarray(lengths_m, dtype=float) - LENGTH_EPS_M)
+        return np.searchsorted(self._starts, np.asarray(lengths_m, dtype=float), side="right")
+
+
+def _starts(marks: np.ndarray) -> np.ndarray | None:
+    """For each mark m the least float length x with ``x - LENGTH_EPS_M > m`` (as rounded), so
+    a length's step is a search of the lengths themselves, with no shifted copy of them; the
+    float subtraction is monotone, so this counts exactly the marks it passes. None for marks
+    that are not finite."""
+    if not np.isfinite(marks).all():
+        return None
+    starts = np.empty(len(marks))
+    for i, m in enumerate(marks.tolist()):
+        x = m + LENGTH_EPS_M
+        while x - LENGTH_EPS_M > m:
+            x = np.nextafter(x, -np.inf)
+        while not x - LENGTH_EPS_M > m:
+            x = np.nextafter(x, np.inf)
+        starts[i] = x
+    return starts
 
 
 class DesignCoster:
@@ -118,13 +142,17 @@ class DesignCoster:
         return hit
 
     def costs(self, key: Hashable, lengths_m: np.ndarray) -> np.ndarray:
+        return self.steps(key)(lengths_m)
+
+    def steps(self, key: Hashable) -> StepPrices:
+        """The price of ``key`` as a step function of length (what ``costs`` evaluates)."""
         assert isinstance(key, int)
         steps = self._steps.get(key)
         if steps is None:
             marks = breakpoints_m(plans_for(self._idx, self.shapes[key]))
             steps = StepPrices(marks, [self.cost(key, m) for m in marks], media.UNREACHABLE_USD)
             self._steps[key] = steps
-        return steps(lengths_m)
+        return steps
 
     def dearest_usd(self) -> float | None:
         """The highest price of any link quoted so far that some catalog part reaches (below

@@ -118,9 +118,7 @@ def capacity_bound(
     w = np.array([g.power_w for g in groups], dtype=float)
     u = np.array([g.units for g in groups], dtype=float)
     # groups with the same row and size choose alike: solve each kind once, weighted
-    kinds, weight = np.unique(
-        np.concatenate([share, w[:, None], u[:, None]], axis=1), axis=0, return_counts=True
-    )
+    kinds, weight = unique_rows(np.concatenate([share, w[:, None], u[:, None]], axis=1))
     share, w, u = kinds[:, :-2], kinds[:, -2], kinds[:, -1]
     weight = weight.astype(float)
     n = tables.n_racks
@@ -151,6 +149,26 @@ def capacity_bound(
     if not math.isfinite(best):
         return 0
     return min(incumbent, math.floor(best) - 1)
+
+
+def unique_rows(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(x, axis=0, return_counts=True)`` of a float matrix with few distinct rows:
+    rows told apart by their bytes, then only the distinct ones sorted by ``np.unique``."""
+    x = np.ascontiguousarray(x, dtype=float)
+    if not len(x) or np.isnan(x).any() or np.signbit(x[x == 0]).any():
+        return np.unique(x, axis=0, return_counts=True)  # bytes differ where values are equal
+    kind_of: dict[bytes, int] = {}
+    firsts: list[int] = []
+    seen: list[int] = []
+    for i, row in enumerate(x):
+        kind = kind_of.setdefault(row.tobytes(), len(firsts))
+        if kind == len(firsts):
+            firsts.append(i)
+        seen.append(kind)
+    kinds, inverse = np.unique(x[firsts], axis=0, return_inverse=True)
+    weight = np.zeros(len(kinds), dtype=np.intp)
+    weight[inverse.reshape(-1)] = np.bincount(np.array(seen, dtype=np.intp), minlength=len(firsts))
+    return kinds, weight
 
 
 def shares(groups: Sequence[Group], tables: CostTables, usable: int, budget: float) -> np.ndarray:

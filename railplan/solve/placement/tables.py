@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from railplan.catalog import Catalog
 from railplan.design import Design
-from railplan.physical.costers import LinkCoster
+from railplan.physical.costers import DesignCoster, LinkCoster
 from railplan.physical.floor import Floor, node_slots, switch_units, tor_slots
 from railplan.solve.placement.groups import Group, usable_units
 
@@ -53,6 +54,16 @@ class CostTables:
     def n_racks(self) -> int:
         return len(self.racks)
 
+    @cached_property
+    def partners_by_matrix(self) -> list[list[tuple[np.ndarray, int]]]:
+        """``partners`` split by matrix: each group's (partners, matrix) for every matrix its
+        pairs use, so a move adds one matrix row to all of them (there are few matrices)."""
+        out: list[list[tuple[np.ndarray, int]]] = []
+        for others, mats in self.partners:
+            ms = np.unique(mats).tolist()
+            out.append([(others if len(ms) == 1 else others[mats == m], m) for m in ms])
+        return out
+
 
 def estimated_height_m(floor: Floor, groups: Sequence[Group]) -> float:
     """Port height assumed for a switch before its U is known: racks are stacked from the top,
@@ -63,6 +74,10 @@ def estimated_height_m(floor: Floor, groups: Sequence[Group]) -> float:
 
 
 def _cents(coster: LinkCoster, key: Hashable, lengths_m: np.ndarray) -> np.ndarray:
+    if isinstance(coster, DesignCoster):
+        # a step function: round its few values to cents once, then look each length's up
+        steps = coster.steps(key)
+        return np.rint(steps.values * CENTS).astype(np.int64)[steps.index(lengths_m)]
     return np.rint(coster.costs(key, lengths_m) * CENTS).astype(np.int64)
 
 
@@ -206,14 +221,20 @@ def _fixed_costs(
     step = max(1, BLOCK // max(1, n))
     for start in range(0, len(rows), step):
         block, c = rows[start : start + step], counts[start : start + step]
-        lengths = ((tray - end_heights[block[:, 1]]) + lift)[:, None] + runs[end_row[block[:, 1]]]
-        cents = np.empty(lengths.shape, dtype=np.int64)
-        for k in np.unique(block[:, 2]).tolist():
-            sel = block[:, 2] == k
-            cents[sel] = _cents(coster, keys[k], lengths[sel])
+        lengths = runs.take(end_row[block[:, 1]], axis=0).astype(float, copy=False)
+        lengths += ((tray - end_heights[block[:, 1]]) + lift)[:, None]
+        kinds = np.unique(block[:, 2]).tolist()
+        if len(kinds) == 1:
+            cents = _cents(coster, keys[kinds[0]], lengths)
+        else:
+            cents = np.empty(lengths.shape, dtype=np.int64)
+            for k in kinds:
+                sel = block[:, 2] == k
+                cents[sel] = _cents(coster, keys[k], lengths[sel])
+        cents *= c[:, None]
         # rows are sorted by group: sum each group's run of rows
         starts = np.flatnonzero(np.r_[True, block[1:, 0] != block[:-1, 0]])
-        fixed[block[starts, 0]] += np.add.reduceat(cents * c[:, None], starts, axis=0)
+        fixed[block[starts, 0]] += np.add.reduceat(cents, starts, axis=0)
     if len(same):
         fixed[same[:, 0]] = fixed[same[:, 1]]
     return fixed
