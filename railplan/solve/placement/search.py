@@ -62,21 +62,23 @@ class State:
         old = int(self.at[g])
         if old == r:
             return
-        others, mats = self.tables.partners[g]
-        # the pair matrices are symmetric: the partners' column of a rack is its row; the rows
-        # are integers, so a move from one rack to another updates them in one pass, exactly
         if old >= 0:
             self.room_u[old] += self.units[g]
             self.room_w[old] += self.power_w[g]
         if r >= 0:
             self.room_u[r] -= self.units[g]
             self.room_w[r] -= self.power_w[g]
-        if old >= 0 and r >= 0:
-            self.rows[others] += self.tables.matrices[mats, r] - self.tables.matrices[mats, old]
-        elif old >= 0:
-            self.rows[others] -= self.tables.matrices[mats, old]
-        else:
-            self.rows[others] += self.tables.matrices[mats, r]
+        # the pair matrices are symmetric: the partners' column of a rack is its row; the rows
+        # are integers, so a move from one rack to another updates them in one pass, exactly
+        # (one row per matrix, broadcast to its partners: a group's pairs share few matrices)
+        rows, matrices = self.rows, self.tables.matrices
+        for others, m in self.tables.partners_by_matrix[g]:
+            if old >= 0 and r >= 0:
+                rows[others] += matrices[m, r] - matrices[m, old]
+            elif old >= 0:
+                rows[others] -= matrices[m, old]
+            else:
+                rows[others] += matrices[m, r]
         self.at[g] = r
 
 
@@ -216,9 +218,12 @@ def _moves(state: State) -> int:
     room = (state.room_u[None, :] >= state.units[:, None]) & (
         state.room_w[None, :] + 1e-9 >= state.power_w[:, None]
     )
-    gain = np.where(room & (rows < UNUSED), rows - here[:, None], 0)
-    best = np.argmin(gain, axis=1)
-    delta = gain[np.arange(len(at)), best]
+    # the least cost in a rack with room (first such rack on ties); only groups it would
+    # lower are moved, so where none has room the figure is never used
+    room &= rows < UNUSED
+    best = np.argmin(np.where(room, rows, UNUSED), axis=1)
+    delta = rows[np.arange(len(at)), best] - here
+    delta[~room[np.arange(len(at)), best]] = 0
     done = 0
     for g in np.argsort(delta, kind="stable").tolist():
         if delta[g] >= 0:
@@ -236,33 +241,54 @@ def _swaps(state: State, classes: np.ndarray) -> int:
         members = np.flatnonzero(classes == c)
         if len(members) < 2:
             continue
-        racks = state.at[members]
-        sub = state.rows[members].take(racks, axis=1)  # rows[np.ix_(members, racks)], 2x faster
-        gain = sub - np.diagonal(sub)[:, None]
-        gain = gain + gain.T
-        # improving pairs i < j of two racks (a pair within one rack gains nothing)
-        better = gain < 0
-        better &= racks[:, None] != racks[None, :]
-        i, j = np.nonzero(np.triu(better, 1))
-        for k in np.argsort(gain[i, j], kind="stable").tolist():
-            a, b = int(members[i[k]]), int(members[j[k]])
+        firsts, seconds = improving_pairs(state, members)
+        for a, b in zip(firsts, seconds, strict=True):
             if _swap_gain(state, a, b) < 0:
-                ra, rb = int(state.at[a]), int(state.at[b])
+                ra, rb = state.at.item(a), state.at.item(b)
                 state.move(b, ra)  # rows are additive: the order of the two moves is free
                 state.move(a, rb)
                 done += 1
     return done
 
 
+#: side of the square tiles ``improving_pairs`` works in (cache-sized: the sum reads a tile
+#: and its mirror transposed)
+TILE = 128
+
+
+def improving_pairs(state: State, members: np.ndarray) -> tuple[list[int], list[int]]:
+    """Pairs ``a < b`` of ``members`` whose trading racks lowers their rows' cost (their own
+    pair left out), best first, ties in row-major order: tile by tile over the upper triangle."""
+    racks = state.at[members]
+    sub = state.rows[members].take(racks, axis=1)  # rows[np.ix_(members, racks)], 2x faster
+    here = np.diagonal(sub)
+    k = len(members)
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for s in range(0, k, TILE):
+        for e in range(s, k, TILE):
+            gain = sub[s : s + TILE, e : e + TILE] - here[s : s + TILE, None]
+            gain += (sub[e : e + TILE, s : s + TILE] - here[e : e + TILE, None]).T
+            if s == e:
+                gain = np.triu(gain, 1)  # i < j; two groups in one rack gain exactly 0
+            i, j = np.nonzero(gain < 0)
+            if len(i):
+                found.append((i + s, j + e, gain[i, j]))
+    if not found:
+        return [], []
+    i, j, gain = (np.concatenate(x) for x in zip(*found, strict=True))
+    order = np.lexsort((j, i, gain))
+    return members[i[order]].tolist(), members[j[order]].tolist()
+
+
 def _swap_gain(state: State, a: int, b: int) -> int:
     """Cost change of groups a and b trading racks (their own pair counted once)."""
-    ra, rb = int(state.at[a]), int(state.at[b])
+    ra, rb = state.at.item(a), state.at.item(b)
     if ra == rb:
         return 0
-    rows = state.rows
-    gain = int(rows[a, rb] - rows[a, ra] + rows[b, ra] - rows[b, rb])
+    row = state.rows.item  # Python ints: exact, and no NumPy scalars in this hot loop
+    gain: int = row(a, rb) - row(a, ra) + row(b, ra) - row(b, rb)
     m = state.tables.pair_of.get((a, b) if a < b else (b, a))
     if m is not None:
-        matrix = state.tables.matrices[m]
-        gain += int(2 * matrix[ra, rb] - matrix[ra, ra] - matrix[rb, rb])
+        cell = state.tables.matrices.item
+        gain += 2 * cell(m, ra, rb) - cell(m, ra, ra) - cell(m, rb, rb)
     return gain
