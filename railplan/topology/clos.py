@@ -174,10 +174,7 @@ def _wire_two_tier(
     name = prefix or f"p{plane}-spine-"
     attrs = {"group": group} if group else {}
     ids = [b.add_switch(f"{name}{s + 1:02d}", "spine", plane, **attrs) for s in range(spines)]
-    for leaf in leaves:
-        per = math.ceil(leaf.up / spines)
-        for spine in ids:
-            b.connect("leaf-spine", leaf.id, spine, plane, per)
+    b.connect_all("leaf-spine", [(lf.id, math.ceil(lf.up / spines)) for lf in leaves], ids, plane)
 
 
 def _wire_three_tier(
@@ -193,21 +190,18 @@ def _wire_three_tier(
             for j in range(plan.spines)
         ]
         spine_ids.append(ids)
-        for leaf in members:
-            per = math.ceil(leaf.up / plan.spines)
-            for spine in ids:
-                b.connect("leaf-spine", leaf.id, spine, plane, per)
+        downs = [(lf.id, math.ceil(lf.up / plan.spines)) for lf in members]
+        b.connect_all("leaf-spine", downs, ids, plane)
         for spine in ids:
             b.skip_to(spine, upper.spine.up_start)
+    per_pod = [math.ceil(up / plan.group_cores) for up in plan.pod_up]
     for g in range(plan.spines // plan.shared):
+        # every core of group g takes the same spines, each pod's with its own link count
+        spines = [
+            (spine_ids[p][j], per_pod[p])
+            for j in range(g * plan.shared, (g + 1) * plan.shared)
+            for p in range(plan.pods)
+        ]
         for c in range(plan.group_cores):
             core = b.add_switch(f"p{plane}-core-g{g + 1:02d}-{c + 1:02d}", "core", plane)
-            for j in range(g * plan.shared, (g + 1) * plan.shared):
-                for p in range(plan.pods):
-                    b.connect(
-                        "spine-core",
-                        spine_ids[p][j],
-                        core,
-                        plane,
-                        math.ceil(plan.pod_up[p] / plan.group_cores),
-                    )
+            b.connect_all("spine-core", spines, [core], plane)
