@@ -90,19 +90,20 @@ def naive_groups(groups: Sequence[Group], floor: Floor) -> np.ndarray | None:
     """First fit in network-rack order (the first stands at the end of row 1); None if it fails."""
     usable = usable_units(floor)
     budget = floor.layout.network_rack_power_w
-    free_u = [usable] * len(floor.network_racks)
-    free_w = [budget] * len(floor.network_racks)
+    free_u = np.full(len(floor.network_racks), usable, dtype=np.int64)
+    free_w = np.full(len(floor.network_racks), budget, dtype=float)
     at = np.zeros(len(groups), dtype=np.intp)
     first = 0  # racks before it have no unit left
     for i, g in enumerate(groups):
-        for r in range(first, len(free_u)):
-            if g.units <= free_u[r] and g.power_w <= free_w[r] + 1e-9:
-                free_u[r] -= g.units
-                free_w[r] -= g.power_w
-                at[i] = r
-                break
-        else:
+        # the first rack from ``first`` with room, found in one array pass (float64 as a
+        # Python float: the same comparisons and subtractions as rack by rack)
+        fit = (free_u[first:] >= g.units) & (free_w[first:] + 1e-9 >= g.power_w)
+        if not fit.any():
             return None
+        r = first + int(fit.argmax())
+        free_u[r] -= g.units
+        free_w[r] -= g.power_w
+        at[i] = r
         while first < len(free_u) and free_u[first] < 1:
             first += 1
     return at

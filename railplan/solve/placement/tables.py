@@ -332,10 +332,14 @@ def cost_rows(tables: CostTables, at: np.ndarray) -> np.ndarray:
     for m in range(len(tables.matrices)):
         sel = tables.pair_m == m
         counts = np.zeros((n_groups, n))
+        placed_any = False
         for mine, theirs in ((tables.pair_a[sel], tables.pair_b[sel]),
                              (tables.pair_b[sel], tables.pair_a[sel])):  # fmt: skip
             placed = at[theirs] >= 0
             np.add.at(counts, (mine[placed], at[theirs[placed]]), 1.0)
-        # exact: every entry is an integer number of cents far below 2**53
-        rows += counts @ tables.matrices[m].astype(np.float64)
+            placed_any |= bool(placed.any())
+        # exact: every entry is an integer number of cents far below 2**53 (and with no
+        # partner placed the product is all zeros: the empty state skips it)
+        if placed_any:
+            rows += counts @ tables.matrices[m].astype(np.float64)
     return np.rint(rows).astype(np.int64)
