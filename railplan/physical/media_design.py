@@ -68,21 +68,24 @@ class Structure:
     #: what ``validate_cages`` refused in the cage structure (None: sound)
     problem: InfeasibleError | None
     #: per group, a number its shape shares with every equal shape (a cheap key for it)
-    shape_ids: tuple[int, ...] = ()
+    shape_ids: tuple[int, ...]
     #: per group, the ids of its links, aligned with ``groups``
-    link_ids: tuple[tuple[str, ...], ...] = ()
+    link_ids: tuple[tuple[str, ...], ...]
     #: the ids of the runs' links, in run order
-    ids: tuple[str, ...] = ()
+    ids: tuple[str, ...]
     #: the groups as arrays, for passes over all of them at once: their rows one group after
     #: another, where each group starts among them, its size, its shape's number, and each
     #: row's group
-    flat: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
-    starts: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
-    sizes: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
-    shape_no: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
-    group_of: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
+    flat: np.ndarray = field(compare=False)
+    starts: np.ndarray = field(compare=False)
+    sizes: np.ndarray = field(compare=False)
+    shape_no: np.ndarray = field(compare=False)
+    group_of: np.ndarray = field(compare=False)
     #: each link's row, by id
-    row: Mapping[str, int] = field(default_factory=dict, compare=False)
+    row: Mapping[str, int] = field(compare=False)
+    #: per shape number: its first group and its links in all
+    shape_first: np.ndarray = field(compare=False)
+    shape_links: np.ndarray = field(compare=False)
 
 
 _STRUCTURES: dict[tuple[int, ...], tuple[tuple[object, ...], Structure]] = {}
@@ -128,20 +131,25 @@ def _structure(design: Design, catalog: Catalog) -> Structure:
     sizes = np.fromiter(map(len, groups), np.int64, len(groups))
     group_of = np.empty(len(runs), np.int64)
     group_of[flat] = np.repeat(np.arange(len(groups)), sizes)
+    shape_no = np.asarray(shape_ids, np.int64)
+    shape_first = np.unique(shape_no, return_index=True)[1]
+    shape_links = np.bincount(shape_no, sizes, len(numbered)).astype(np.int64)
     return Structure(
-        runs,
-        groups,
-        tuple(shapes),
-        problem,
-        tuple(shape_ids),
-        link_ids,
-        tuple(table.ids),
-        flat,
-        np.asarray(bounds[:-1], np.int64),
-        sizes,
-        np.asarray(shape_ids, np.int64),
-        group_of,
-        table.row,
+        runs=runs,
+        groups=groups,
+        shapes=tuple(shapes),
+        problem=problem,
+        shape_ids=tuple(shape_ids),
+        link_ids=link_ids,
+        ids=tuple(table.ids),
+        flat=flat,
+        starts=np.asarray(bounds[:-1], np.int64),
+        sizes=sizes,
+        shape_no=shape_no,
+        group_of=group_of,
+        row=table.row,
+        shape_first=shape_first,
+        shape_links=shape_links,
     )
 
 

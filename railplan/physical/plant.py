@@ -73,9 +73,11 @@ def build_plant(
     new_id: Callable[[], str],
 ) -> PlantResult:
     """Panels, harnesses and trunks for every link whose media is the plant, in ``order``."""
-    # the links whose choice is the plant, in order (a filter in C: ids, choices, kinds)
-    kinds = map(_KIND, map(choices.__getitem__, map(_ID, order)))
-    links = list(compress(order, map("plant".__eq__, kinds)))
+    # the links whose choice is the plant, in order (filters in C): the few plant ids from the
+    # choices (alike choices are one object, so their kinds are read from a few places), then
+    # the links with one of them, rather than every link's choice looked up in the big mapping
+    through = set(compress(choices, map("plant".__eq__, map(_KIND, choices.values()))))
+    links = list(compress(order, map(through.__contains__, map(_ID, order))))
     if not links:
         return PlantResult((), (), (), {}, 0.0, ())
     ends = _ends(design, floor, catalog, where, choices, links)

@@ -224,11 +224,13 @@ def required_panel_units(design: Design, catalog: Catalog) -> int:
     idx = catalog_index(catalog)
     ends = 0
     connector = ""
-    for g, members in enumerate(struct.groups):
+    # alike components share a shape number, numbered as they first come: each shape is
+    # asked once, for all its links, in the order its first component comes
+    for g, links in zip(struct.shape_first.tolist(), struct.shape_links.tolist(), strict=True):
         comp = shape_of(struct, g)
         plans = plans_for(idx, comp)
         if plans and all(p.plant is not None for p in plans):
-            ends += 2 * len(members)
+            ends += 2 * links
             fans = plans[0].plant.fan_out if plans[0].plant else ()
             connector = connector or (fans[0].end_b if fans else "")
     if not ends:
