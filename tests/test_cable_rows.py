@@ -11,6 +11,7 @@ from railplan.catalog import load_catalog
 from railplan.design.cable_rows import cable_rows
 from railplan.design.link_table import link_table
 from railplan.physical.bom_items import by_link, by_link_order
+from railplan.validate.plant import _plant_cables_and_links
 from tests.test_link_arrays import DESIGNS, laid_out
 
 
@@ -39,3 +40,17 @@ def test_link_order_is_by_link(name: str) -> None:
     reversed_cables = dataclasses.replace(design, cables=design.cables[::-1])
     for d in (design, reversed_cables):
         assert [d.cables[i] for i in by_link_order(d)] == by_link(d)
+
+
+@pytest.mark.parametrize("name", DESIGNS)
+def test_the_plant_picks_its_cables_and_links_by_row(name: str) -> None:
+    design = laid_out(name)
+    pieces: dict[str, object] = {s.link_id: s for s in design.segments}
+    pieces = pieces or {design.links[0].id: None}
+    pieces["NO-SUCH-LINK"] = None
+    stray = dataclasses.replace(design.cables[0], link_id="NO-SUCH-LINK")
+    for d in (design, dataclasses.replace(design, cables=(*design.cables, stray))):
+        got = _plant_cables_and_links(d, load_catalog(), pieces)
+        want_cables = {c.link_id: c for c in d.cables if c.link_id in pieces}
+        want_links = {lk.id: lk for lk in d.links if lk.id in pieces}
+        assert got == (want_cables, want_links)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from railplan.catalog import load_catalog
 from railplan.design import Design
 from railplan.pipeline.build import build
+from railplan.validate import _link_rows
 from railplan.validate.physical import one_cable_per_link
 from railplan.validate.wiring import unique_ids
 from tests.conftest import make_spec
@@ -68,5 +69,8 @@ def test_the_shortcuts_say_what_counting_says(data: st.DataObject) -> None:
             links[j] = dataclasses.replace(links[j], id=links[0].id)
     broken = dataclasses.replace(d, cables=tuple(cables), links=tuple(links))
     assert one_cable_per_link(broken) == counted_cables(broken)
+    by_rows = _link_rows(broken, load_catalog())  # the shortcut over link-table rows
+    assert one_cable_per_link(broken, *by_rows) == counted_cables(broken)
     assert unique_ids(broken) == counted_ids(broken)
     assert one_cable_per_link(d) == [] == unique_ids(d)
+    assert one_cable_per_link(d, *_link_rows(d, load_catalog())) == []

@@ -6,9 +6,11 @@ Imports only the Design and the catalog: never a generator, a solver or an analy
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design
+from railplan.errors import RailplanError
 from railplan.validate.cables import check_cables
 from railplan.validate.families import (
     matrix_bipartite,
@@ -31,6 +33,9 @@ from railplan.validate.wiring import (
     rail_alignment,
     unique_ids,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RULES: list[Callable[[Design], list[str]]] = [
     unique_ids,
@@ -146,12 +151,28 @@ def check(design: Design, catalog: Catalog | None = None) -> list[str]:
     if rules and not problems:
         _SOUND[:] = [wiring]
     if design.cables or design.placements:
-        problems.extend(one_cable_per_link(design))
+        problems.extend(one_cable_per_link(design, *_link_rows(design, catalog)))
         problems.extend(racks(design))
         problems.extend(placements(design))
         if design.cables:
             problems.extend(check_cables(design, catalog or load_catalog()))
     return problems[:MAX_REPORTED]
+
+
+def _link_rows(design: Design, catalog: Catalog | None) -> tuple[int | None, np.ndarray | None]:
+    """How many distinct link ids there are and each cable's link as a link-table row
+    (``cable_rows``), for the cable-count rule; (None, None) when the table cannot be made (a
+    design whose devices the catalog does not know: the rule then hashes the ids itself)."""
+    if not design.cables:
+        return None, None
+    from railplan.design.cable_rows import cable_rows  # numpy loads here
+    from railplan.design.link_table import link_table
+
+    try:
+        catalog = catalog or load_catalog()
+        return len(link_table(design, catalog).row), cable_rows(design, catalog)
+    except (KeyError, IndexError, ValueError, RailplanError):
+        return None, None
 
 
 __all__ = ["check", "check_cables", "promise_sound", "settle_promise", "wiring_known_sound"]

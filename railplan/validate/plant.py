@@ -16,8 +16,10 @@ from itertools import compress
 from operator import attrgetter
 
 from railplan.catalog import LENGTH_EPS_M, Cable, Catalog, Transceiver
-from railplan.design import Design, PlantSegment
+from railplan.design import Cable as CableRow
+from railplan.design import Design, Link, PlantSegment
 from railplan.design.ends import CageEnd
+from railplan.errors import RailplanError
 
 MAX_PLANT_PROBLEMS = 20
 _LINK_ID, _ID = attrgetter("link_id"), attrgetter("id")
@@ -34,12 +36,7 @@ def check_plant(
     pieces: dict[str, list[PlantSegment]] = defaultdict(list)
     for s in design.segments:
         pieces[s.link_id].append(s)
-    # only the plant's links and their cables, filtered in C (a plant is a few per cent of them)
-    wanted = pieces.__contains__
-    cables = {
-        c.link_id: c for c in compress(design.cables, map(wanted, map(_LINK_ID, design.cables)))
-    }
-    links = {lk.id: lk for lk in compress(design.links, map(wanted, map(_ID, design.links)))}
+    cables, links = _plant_cables_and_links(design, catalog, pieces)
     switches = design.switch_by_id()
     ports_used: dict[tuple[str, str], str] = {}
     items: dict[str, tuple[str, float]] = {}
@@ -76,6 +73,37 @@ def check_plant(
                     f"physical cable {s.physical} is {seen} and ({s.part}, {s.length_m:g} m)"
                 )
     return out[:MAX_PLANT_PROBLEMS]
+
+
+def _plant_cables_and_links(
+    design: Design, catalog: Catalog, pieces: Mapping[str, object]
+) -> tuple[dict[str, CableRow], dict[str, Link]]:
+    """The cables and links of the plant's links, by link id (the last of one id, as a dict
+    built over the whole lists keeps it): picked by link-table row (``cable_rows``) when the
+    design has a table, else filtered by id in C (a plant is a few per cent of the links)."""
+    import numpy as np
+
+    from railplan.design.cable_rows import cable_rows  # numpy loads here
+    from railplan.design.link_table import link_table
+
+    try:
+        table = link_table(design, catalog)
+        rows = cable_rows(design, catalog)
+    except (KeyError, IndexError, ValueError, RailplanError):
+        wanted = pieces.__contains__
+        by_link = compress(design.cables, map(wanted, map(_LINK_ID, design.cables)))
+        kept = compress(design.links, map(wanted, map(_ID, design.links)))
+        return {c.link_id: c for c in by_link}, {lk.id: lk for lk in kept}
+
+    known = sorted(r for r in map(table.row.get, pieces) if r is not None)
+    in_plant = np.zeros(len(table) + 1, bool)  # the last: a cable of an unknown link (-1)
+    in_plant[np.array(known, np.int64)] = True
+    cables = design.cables
+    pick = in_plant[rows]
+    unknown = np.flatnonzero(rows < 0).tolist()  # a cable of a link not in the design
+    pick[unknown] = [cables[i].link_id in pieces for i in unknown]
+    picked = {cables[i].link_id: cables[i] for i in np.flatnonzero(pick).tolist()}
+    return picked, {design.links[r].id: design.links[r] for r in known}
 
 
 def _panels(design: Design, catalog: Catalog) -> list[str]:
