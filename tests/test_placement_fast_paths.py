@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from railplan import plan
 from railplan.catalog import LENGTH_EPS_M
-from railplan.physical.costers import DesignCoster, LengthCoster, StepPrices
+from railplan.physical.costers import DesignCoster, LengthCoster, PowerCoster, StepPrices
 from railplan.physical.floor import build_floor
 from railplan.solve.placement import bounds, search, tables
 from railplan.solve.placement.groups import Group, candidate_racks, make_groups, usable_units
@@ -137,6 +137,38 @@ def old_fixed_costs(
     if len(same):
         fixed[same[:, 0]] = fixed[same[:, 1]]
     return fixed
+
+
+def old_pair_costs(coster, keys, pair_rows, lengths, fixed):
+    n = lengths.shape[0]
+    empty = np.zeros(0, dtype=np.intp)
+    if not len(pair_rows):
+        return empty, empty, empty, np.zeros((0, n, n), dtype=np.int64)
+    n_groups = fixed.shape[0]
+    rows, counts = tables._counted(pair_rows, (n_groups, n_groups, len(keys)))
+    per_key: dict[int, np.ndarray] = {}
+    bundles: dict[tuple[tuple[int, int], ...], int] = {}
+    matrices: list[np.ndarray] = []
+    pairs: list[tuple[int, int, int]] = []
+    starts = np.flatnonzero(np.r_[True, np.any(rows[1:, :2] != rows[:-1, :2], axis=1)])
+    for s, e in zip(starts.tolist(), [*starts[1:].tolist(), len(rows)], strict=True):
+        a, b = int(rows[s, 0]), int(rows[s, 1])
+        sig = tuple((int(rows[i, 2]), int(counts[i])) for i in range(s, e))
+        m = bundles.get(sig)
+        if m is None:
+            matrix = np.zeros((n, n), dtype=np.int64)
+            for k, c in sig:
+                if k not in per_key:
+                    per_key[k] = np.rint(old_costs(coster, keys[k], lengths) * 100).astype(np.int64)
+                matrix += c * per_key[k]
+            m = bundles[sig] = len(matrices)
+            matrices.append(matrix)
+        if a == b:
+            fixed[a] += np.diagonal(matrices[m])
+        else:
+            pairs.append((a, b, m))
+    arr = np.array(pairs, dtype=np.intp).reshape(-1, 3)
+    return arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy(), np.stack(matrices)
 
 
 def old_steps(steps: StepPrices, lengths: np.ndarray) -> np.ndarray:
@@ -266,7 +298,7 @@ def test_unique_rows_equals_numpy_unique(seed, values):
 @pytest.mark.parametrize(
     ("gpus", "switch", "planes"), [(1024, "qm9700", 1), (2048, "qm9700", 2), (512, "cx864e-n", 1)]
 )
-@pytest.mark.parametrize("costed", ["design", "length"])
+@pytest.mark.parametrize("costed", ["design", "length", "power"])
 def test_fixed_costs_equal_the_masked_pass(catalog, monkeypatch, gpus, switch, planes, costed):
     spec = spec_from_dict(
         {
@@ -283,13 +315,19 @@ def test_fixed_costs_equal_the_masked_pass(catalog, monkeypatch, gpus, switch, p
         return tables.cost_tables(design, floor, catalog, groups, coster, cands)
 
     def coster():
-        return DesignCoster(design, catalog) if costed == "design" else LengthCoster()
+        if costed == "design":
+            return DesignCoster(design, catalog)
+        return PowerCoster(design, catalog) if costed == "power" else LengthCoster()
 
     fast = built(coster())
     monkeypatch.setattr(tables, "_fixed_costs", old_fixed_costs)
+    monkeypatch.setattr(tables, "_pair_costs", old_pair_costs)
     slow = built(coster())
     assert fast.fixed.tolist() == slow.fixed.tolist()
     assert fast.matrices.tolist() == slow.matrices.tolist()
+    for name in ("pair_a", "pair_b", "pair_m"):
+        assert getattr(fast, name).tolist() == getattr(slow, name).tolist()
+    assert fast.pair_of == slow.pair_of
 
 
 def old_cost_rows(t: CostTables, at: np.ndarray) -> np.ndarray:

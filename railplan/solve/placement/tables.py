@@ -55,14 +55,22 @@ class CostTables:
         return len(self.racks)
 
     @cached_property
-    def partners_by_matrix(self) -> list[list[tuple[np.ndarray, int]]]:
+    def partners_by_matrix(self) -> list[list[tuple[np.ndarray | slice, int]]]:
         """``partners`` split by matrix: each group's (partners, matrix) for every matrix its
-        pairs use, so a move adds one matrix row to all of them (there are few matrices)."""
-        out: list[list[tuple[np.ndarray, int]]] = []
+        pairs use, so a move adds one matrix row to all of them (there are few matrices); a
+        run of consecutive partners as a slice (a view: updated in place, no gather)."""
+        out: list[list[tuple[np.ndarray | slice, int]]] = []
         for others, mats in self.partners:
             ms = np.unique(mats).tolist()
-            out.append([(others if len(ms) == 1 else others[mats == m], m) for m in ms])
+            out.append([(_run(others if len(ms) == 1 else others[mats == m]), m) for m in ms])
         return out
+
+
+def _run(ids: np.ndarray) -> np.ndarray | slice:
+    """``ids`` as a slice when they are consecutive and increasing, else as they are."""
+    if len(ids) and (np.diff(ids) == 1).all():
+        return slice(int(ids[0]), int(ids[-1]) + 1)
+    return ids
 
 
 def estimated_height_m(floor: Floor, groups: Sequence[Group]) -> float:
@@ -73,12 +81,17 @@ def estimated_height_m(floor: Floor, groups: Sequence[Group]) -> float:
     return floor.port_height_m(max(1, round(usable - min(usable, fill) / 2)), 1)
 
 
-def _cents(coster: LinkCoster, key: Hashable, lengths_m: np.ndarray) -> np.ndarray:
+def _cents(coster: LinkCoster, key: Hashable, lengths_m: np.ndarray, links: int = 1) -> np.ndarray:
+    """What ``links`` links of ``key`` cost at each length, in integer cents."""
     if isinstance(coster, DesignCoster):
-        # a step function: round its few values to cents once, then look each length's up
+        # a step function: round its few values to cents (and times links) once, then look
+        # each length's up
         steps = coster.steps(key)
-        return np.rint(steps.values * CENTS).astype(np.int64)[steps.index(lengths_m)]
-    return np.rint(coster.costs(key, lengths_m) * CENTS).astype(np.int64)
+        return (np.rint(steps.values * CENTS).astype(np.int64) * links)[steps.index(lengths_m)]
+    cents = np.rint(coster.costs(key, lengths_m) * CENTS).astype(np.int64)
+    if links != 1:
+        cents *= links
+    return cents
 
 
 def _node_ends(
@@ -119,10 +132,15 @@ def cost_tables(
     lengths = floor.tray_table_m(racks, racks) + (2 * (tray - h_sw) + floor.layout.slack_m)
     np.fill_diagonal(lengths, floor.layout.slack_m)  # same rack: both at the assumed height
     pair_a, pair_b, pair_m, matrices = _pair_costs(coster, key_list, pair_rows, lengths, fixed)
+    masks: dict[int, np.ndarray] = {}  # by the list's id: groups mostly share one list
     for i, g in enumerate(groups):
-        mask = np.full(n, True)
-        mask[candidates[g.id]] = False
-        fixed[i, mask] = UNUSED
+        allowed = candidates[g.id]
+        mask = masks.get(id(allowed))
+        if mask is None:
+            mask = masks[id(allowed)] = np.full(n, True)
+            mask[allowed] = False
+        if mask.any():
+            fixed[i, mask] = UNUSED
     return CostTables(
         racks=racks,
         ids=[g.id for g in groups],
@@ -224,14 +242,17 @@ def _fixed_costs(
         lengths = runs.take(end_row[block[:, 1]], axis=0).astype(float, copy=False)
         lengths += ((tray - end_heights[block[:, 1]]) + lift)[:, None]
         kinds = np.unique(block[:, 2]).tolist()
-        if len(kinds) == 1:
+        if len(kinds) == 1 and (c == c[0]).all():  # one key, as many links to every end
+            cents = _cents(coster, keys[kinds[0]], lengths, int(c[0]))
+        elif len(kinds) == 1:
             cents = _cents(coster, keys[kinds[0]], lengths)
+            cents *= c[:, None]
         else:
             cents = np.empty(lengths.shape, dtype=np.int64)
             for k in kinds:
                 sel = block[:, 2] == k
                 cents[sel] = _cents(coster, keys[k], lengths[sel])
-        cents *= c[:, None]
+            cents *= c[:, None]
         # rows are sorted by group: sum each group's run of rows
         starts = np.flatnonzero(np.r_[True, block[1:, 0] != block[:-1, 0]])
         fixed[block[starts, 0]] += np.add.reduceat(cents, starts, axis=0)
@@ -281,9 +302,10 @@ def _pair_costs(
     matrices: list[np.ndarray] = []
     pairs: list[tuple[int, int, int]] = []
     starts = np.flatnonzero(np.r_[True, np.any(rows[1:, :2] != rows[:-1, :2], axis=1)])
+    listed, bundle = rows.tolist(), list(zip(rows[:, 2].tolist(), counts.tolist(), strict=True))
     for s, e in zip(starts.tolist(), [*starts[1:].tolist(), len(rows)], strict=True):
-        a, b = int(rows[s, 0]), int(rows[s, 1])
-        sig = tuple((int(rows[i, 2]), int(counts[i])) for i in range(s, e))
+        a, b, _ = listed[s]
+        sig = tuple(bundle[s:e])  # (key, links) of each key the pair's links use
         m = bundles.get(sig)
         if m is None:
             matrix = np.zeros((n, n), dtype=np.int64)
