@@ -21,6 +21,7 @@ from railplan.spec import Spec
 from railplan.spec.load import load_spec
 from railplan.topology import clos, spine_groups
 from railplan.topology.clos import UpLeaf, UpperPlan
+from railplan.topology.roft import su_nodes_of
 from railplan.topology.tiers import PortLayout, UpperTiers
 from railplan.topology.wiring import LINK_PREFIX, FabricBuilder, Tally, counting
 from tests.conftest import EXAMPLES, make_spec
@@ -126,6 +127,15 @@ def old_wire_three_tier(
 
 
 GENERATOR_MODULES = ["roft", "fat_tree", "matrix", "rail_only"]
+roft = importlib.import_module("railplan.topology.roft")  # the module (the package has roft())
+
+
+def old_su_members(n_active: int, su_active: int, spares: int, sus: int) -> list[list[str]]:
+    """Each SU's node ids as ROFT took them: from the nodes ``su_nodes_of`` made."""
+    by_su: dict[int, list[str]] = {}
+    for node in su_nodes_of(n_active, su_active, spares, sus, 0, 1):
+        by_su.setdefault(node.su, []).append(node.id)
+    return [by_su.get(su, []) for su in range(sus)]
 
 
 @contextmanager
@@ -135,6 +145,7 @@ def old_wiring() -> Iterator[None]:
         (clos, "_wire_two_tier", old_wire_two_tier),
         (clos, "_wire_three_tier", old_wire_three_tier),
         (spine_groups, "_wire_two_tier", old_wire_two_tier),
+        (roft, "su_members", old_su_members),
     ]
     for name in GENERATOR_MODULES:
         swaps.append(
@@ -221,6 +232,17 @@ def test_rail_only_designs_match_the_old_wiring(nodes: int, planes: int) -> None
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
 def test_bundled_examples_match_the_old_wiring(path: Any) -> None:
     assert_same_as_old(load_spec(path))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 700), st.integers(1, 64), st.integers(0, 3), st.integers(0, 3))
+def test_su_members_are_the_ids_of_each_sus_nodes(
+    n_active: int, su_active: int, spares: int, extra: int
+) -> None:
+    sus = max(1, math.ceil(n_active / su_active)) + extra
+    assert roft.su_members(n_active, su_active, spares, sus) == old_su_members(
+        n_active, su_active, spares, sus
+    )
 
 
 def test_a_16k_three_tier_roft_with_several_links_per_core_matches_the_old_wiring() -> None:

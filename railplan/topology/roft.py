@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
+from itertools import repeat
 
 from railplan.catalog import SwitchModel
 from railplan.design import Design, Device, Node, NodeShape, Routing, Sizing, TierSizing
@@ -58,6 +59,19 @@ def make_nodes(
         )
         for i in range(count)
     )
+
+
+def su_members(n_active: int, su_active: int, spares: int, sus: int) -> list[list[str]]:
+    """The node ids of each SU as ``su_nodes_of`` numbers and groups them (its nodes of
+    ``su``, in order), without making the nodes: the wiring needs only their ids."""
+    width = max(4, len(str(n_active + sus * spares)))  # node_id's, for that many nodes
+    out: list[list[str]] = []
+    start = 1
+    for su in range(sus):
+        size = max(0, min(su_active, n_active - su * su_active)) + spares
+        out.append([f"node{i:0{width}d}" for i in range(start, start + size)])
+        start += size
+    return out
 
 
 def su_nodes_of(
@@ -129,11 +143,11 @@ def roft(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> Desi
     tiers = None if spec.fabric.tiers == "auto" else int(spec.fabric.tiers)
     b = FabricBuilder(leaf.layout, spine=upper.spine_all, core=upper.core)
     per_rack = spec.layout.nodes_per_rack
-    nodes = su_nodes_of(n_nodes, su_active, res.spares_per_su, sus, 0, per_rack)
+    members = su_members(n_nodes, su_active, res.spares_per_su, sus)
     plan: UpperPlan | None = None
     up_total = 0
     for plane in range(planes):
-        leaves = _wire_leaves(b, spec, shape, nodes, plane, leaf, res, sus, n_nodes, su_active)
+        leaves = _wire_leaves(b, spec, shape, members, plane, leaf, res, sus, n_nodes, su_active)
         up_total += sum(lf.up for lf in leaves)
         try:
             plan = build_grouped_upper(
@@ -142,10 +156,9 @@ def roft(spec: Spec, shape: NodeShape, models: SwitchModel | TierModels) -> Desi
         except CapacityExceeded:
             raise InfeasibleError(_capacity_message(spec, shape, tm, leaf, upper)) from None
     assert plan is not None
-    if plan.tiers == 3:
-        nodes = su_nodes_of(
-            n_nodes, su_active, res.spares_per_su, sus, plan.groups_per_pod, per_rack
-        )
+    # made once, now that the pods are known (a 2-tier plane has none: pod 0)
+    per_pod = plan.groups_per_pod if plan.tiers == 3 else 0
+    nodes = su_nodes_of(n_nodes, su_active, res.spares_per_su, sus, per_pod, per_rack)
     detailed = per_tier(spec, tm, speeds) or bool(spec.fabric.reserved_ports)
     lower = planes * rails * sus + upper_lower_bound(up_total, plan.tiers, upper, detailed)
     return Design(
@@ -185,7 +198,7 @@ def _wire_leaves(
     b: FabricBuilder,
     spec: Spec,
     shape: NodeShape,
-    nodes: Sequence[Node],
+    members: Sequence[Sequence[str]],
     plane: int,
     leaf: TierSplit,
     res: Reserved,
@@ -193,24 +206,27 @@ def _wire_leaves(
     n_nodes: int,
     su_active: int,
 ) -> list[UpLeaf]:
-    """Leaves of one plane with their node (and device) links; their uplink needs."""
+    """Leaves of one plane with their node (and device) links, ``members`` the node ids of
+    each SU (``su_members``); their uplink needs."""
     rails, ppr = rails_per_plane(shape), ports_per_rail(shape)
-    by_su: dict[int, list[Node]] = {}
-    for node in nodes:
-        by_su.setdefault(node.su, []).append(node)
     if plane == 0:
-        _add_devices(b, spec, shape, res, len(nodes), sus)
+        _add_devices(b, spec, shape, res, sum(map(len, members)), sus)
     on_rail = _device_ports(b.devices, plane, rails, ppr)
     leaves: list[UpLeaf] = []
     rail_ports = [node_ports(shape, plane, rail) for rail in range(rails)]
+    up_start = leaf.up_start
     for su in range(sus):
-        members = by_su.get(su, [])
+        ids = members[su]
         for rail in range(rails):
             lf = b.add_switch(
                 f"p{plane}-leaf-su{su + 1:02d}-r{rail}", "leaf", plane, su=su, rail=rail
             )
             ports = rail_ports[rail]
-            b.attach("node-leaf", [(nd.id, p) for nd in members for p in ports], lf, plane, rail)
+            if len(ports) == 1:
+                ends = list(zip(ids, repeat(ports[0])))
+            else:
+                ends = [(nd, p) for nd in ids for p in ports]
+            b.attach("node-leaf", ends, lf, plane, rail)
             devices = on_rail.get(rail, []) if su == sus - 1 else []
             b.attach("device-leaf", list(devices), lf, plane, rail)
             if spec.fabric.whole_su:
@@ -219,7 +235,7 @@ def _wire_leaves(
                 active = max(0, min(su_active, n_nodes - su * su_active))
                 up = leaf.up_for((active + res.spares_per_su) * ppr + len(devices))
             leaves.append(UpLeaf(lf, up, su))
-            b.skip_to(lf, leaf.up_start)
+            b.skip_to(lf, up_start)
     return leaves
 
 
