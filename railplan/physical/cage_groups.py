@@ -11,14 +11,13 @@ and a group's shape is computed once per distinct *signature*: the numbers a sha
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
 
 import numpy as np
 
 from railplan.array_groups import group_numbers, numbers_of, sort_groups, string_codes
 from railplan.design.link_table import LinkTable
 from railplan.errors import InfeasibleError
-from railplan.physical.media_assign import LinkRun, component_shape, components
+from railplan.physical.media_assign import LinkRun, component_shape, components, run_columns
 from railplan.physical.media_types import Component
 
 #: links from which ``cage_groups`` asks scipy (whose import costs a quarter of a second and
@@ -85,8 +84,9 @@ def group_shapes(
     end_local = local[cage_of_end]
     slot = np.empty(2 * n, np.int64)
     slot[0::2], slot[1::2] = table.a.slot[member], table.b.slot[member]
-    speed = np.fromiter(map(_SPEED, runs), np.int64, n)[member]
-    protocol = string_codes(list(map(_PROTOCOL, runs)))[member]
+    speeds, protocols = run_columns(runs)
+    speed = np.asarray(speeds, np.int64)[member]
+    protocol = string_codes(protocols)[member]
     # per group: members, cages, lowest and highest speed, lowest and highest protocol; the
     # cages' shapes in their order; each member's (a cage, a slot, b cage, b slot)
     firsts = np.cumsum(size) - size
@@ -125,6 +125,3 @@ def group_shapes(
             seen[sig] = hit
         out.append(hit)
     return out
-
-
-_SPEED, _PROTOCOL = attrgetter("speed_gbps"), attrgetter("protocol")

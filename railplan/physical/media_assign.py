@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter, itemgetter
-from typing import NamedTuple, NoReturn
+from typing import NamedTuple, NoReturn, overload
 
 from railplan.catalog import Catalog
-from railplan.design import Design
+from railplan.design import Design, Link
 from railplan.design.ends import CageEnd, link_ends, link_protocols
+from railplan.design.link_table import link_table
 from railplan.errors import InfeasibleError
 from railplan.physical.media_plans import (
     CatalogIndex,
@@ -374,24 +375,11 @@ def design_runs(
 
     Raises InfeasibleError when the node's NIC does not run the protocol of its switches.
     """
+    if lengths_m is None and not fibre and not direct:  # the structure's runs
+        return structure_runs(design, catalog).every()
     ends = link_ends(design, catalog)
     protocols = link_protocols(design, catalog)
     _nic_runs(design, catalog, set(protocols.values()))
-    if lengths_m is None and not fibre and not direct:  # the structure's runs: one pass in C
-        ids = list(map(_LINK_ID, design.links))
-        pairs = list(map(ends.__getitem__, ids))
-        rows = zip(
-            ids,
-            map(_RATE, design.links),
-            repeat(0.0),
-            map(_FIRST, pairs),
-            map(_SECOND, pairs),
-            repeat(""),
-            map(protocols.__getitem__, ids),
-            repeat(False),
-        )
-        # each row made a LinkRun by tuple.__new__ (the named tuple's own __new__ is Python)
-        return list(map(tuple.__new__, repeat(LinkRun), rows))
     runs = []
     for link in design.links:
         if lengths_m is None:
@@ -419,6 +407,91 @@ def design_runs(
 
 _LINK_ID, _RATE = attrgetter("id"), attrgetter("rate_gbps")
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_SPEED, _PROTOCOL = attrgetter("speed_gbps"), attrgetter("protocol")
+
+
+def structure_runs(design: Design, catalog: Catalog) -> DesignRuns:
+    """``design_runs(design, catalog)`` (no length, fibre or direct link), each run made when
+    it is read (``DesignRuns``).
+
+    Raises InfeasibleError when the node's NIC does not run the protocol of its switches.
+    """
+    ends = link_ends(design, catalog)
+    protocols = link_protocols(design, catalog)
+    _nic_runs(design, catalog, set(protocols.values()))
+    return DesignRuns(design.links, link_table(design, catalog).ids, ends, protocols)
+
+
+class DesignRuns(Sequence[LinkRun]):
+    """A design's runs at no length, made only when read: a job reads a few of 393,216 (its
+    speeds and protocols come as columns), and making them all costs a quarter of a second.
+    Iterating or slicing makes them all, once."""
+
+    def __init__(
+        self,
+        links: Sequence[Link],
+        ids: tuple[str, ...],
+        ends: Mapping[str, tuple[CageEnd, CageEnd]],
+        protocols: Mapping[str, str],
+    ) -> None:
+        """``ids``: the links' ids, in their order."""
+        self._links, self._ids, self._ends, self._protocols = links, ids, ends, protocols
+        self._every: list[LinkRun] | None = None
+
+    def __len__(self) -> int:
+        return len(self._links)
+
+    @overload
+    def __getitem__(self, i: int) -> LinkRun: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[LinkRun]: ...
+    def __getitem__(self, i: int | slice) -> LinkRun | list[LinkRun]:
+        if self._every is not None or isinstance(i, slice):
+            return self._made()[i]
+        link = self._links[i]
+        a, b = self._ends[link.id]
+        protocol = self._protocols[link.id]
+        return LinkRun(link.id, link.rate_gbps, 0.0, a, b, "", protocol, False)
+
+    def __iter__(self) -> Iterator[LinkRun]:
+        return iter(self._made())
+
+    def every(self) -> list[LinkRun]:
+        """Every run, in link order, in a new list."""
+        return list(self._made())
+
+    def _made(self) -> list[LinkRun]:
+        """Every run, made once in one pass in C."""
+        if self._every is None:
+            ids = self._ids
+            pairs = list(map(self._ends.__getitem__, ids))
+            rows = zip(
+                ids,
+                map(_RATE, self._links),
+                repeat(0.0),
+                map(_FIRST, pairs),
+                map(_SECOND, pairs),
+                repeat(""),
+                map(self._protocols.__getitem__, ids),
+                repeat(False),
+            )
+            # each row made a LinkRun by tuple.__new__ (the named tuple's own __new__ is Python)
+            self._every = list(map(tuple.__new__, repeat(LinkRun), rows))
+        return self._every
+
+    def columns(self) -> tuple[list[int], list[str]]:
+        """Every run's speed and protocol, read off the links without making the runs."""
+        speeds = list(map(_RATE, self._links))
+        if tuple(self._protocols) == self._ids:  # keyed in link order: read in that order
+            return speeds, list(self._protocols.values())
+        return speeds, list(map(self._protocols.__getitem__, self._ids))
+
+
+def run_columns(runs: Sequence[LinkRun]) -> tuple[list[int], list[str]]:
+    """Every run's speed and protocol (``DesignRuns`` gives them without making its runs)."""
+    if isinstance(runs, DesignRuns):
+        return runs.columns()
+    return list(map(_SPEED, runs)), list(map(_PROTOCOL, runs))
 
 
 def _nic_runs(design: Design, catalog: Catalog, protocols: set[str]) -> None:

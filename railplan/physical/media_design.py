@@ -39,7 +39,7 @@ from railplan.physical.media_assign import (
     _Notes,
     _refuse,
     check_length,
-    design_runs,
+    structure_runs,
     validate_cages,
 )
 from railplan.physical.media_plans import (
@@ -62,7 +62,8 @@ class Structure:
     """A design's runs at no length, their components and each component's shape (no fibre
     asked), or the error its shape raised (raised when that component is reached)."""
 
-    runs: tuple[LinkRun, ...]
+    #: made only as they are read (``DesignRuns``)
+    runs: Sequence[LinkRun]
     groups: tuple[tuple[int, ...], ...]
     shapes: tuple[Component | InfeasibleError, ...]
     #: what ``validate_cages`` refused in the cage structure (None: sound)
@@ -101,7 +102,7 @@ def structure(design: Design, catalog: Catalog) -> Structure:
 
 
 def _structure(design: Design, catalog: Catalog) -> Structure:
-    runs = tuple(design_runs(design, catalog))
+    runs = structure_runs(design, catalog)
     problem = None
     # the ends are cut from the wiring (``link_ends``), so every cage has one shape and every
     # slot lies in its cage; one link per slot is one link per port, which ``check`` proved
