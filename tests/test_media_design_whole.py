@@ -9,7 +9,9 @@ import random
 from collections import Counter
 from dataclasses import replace
 from functools import cache
+from types import MappingProxyType
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +28,7 @@ from railplan.physical.media_design import (
     structure,
     tell,
 )
+from railplan.physical.media_design import _lengths as routed_in_order
 from railplan.physical.media_plans import (
     MediaChoice,
     cheapest,
@@ -209,3 +212,18 @@ def test_plant_link_choices_equal_per_link_ones(data: st.DataObject) -> None:
     groups = data.draw(st.lists(st.lists(pick, min_size=n, max_size=n), max_size=12))
     expected = [per_link_choices(comp, priced, lengths) for lengths in groups]
     assert plant_link_choices(comp, priced, groups) == expected
+
+
+def test_lengths_read_in_link_order_equal_those_looked_up() -> None:
+    """A dict keyed in link order is read by its values; any other by lookups, the same."""
+    ids = ("L3", "L1", "L2")
+    in_order = {"L3": 3, "L1": 1.5, "L2": 0.0}
+    expected = [3.0, 1.5, 0.0]
+    assert routed_in_order(ids, in_order) == expected
+    assert routed_in_order(ids, dict(reversed(in_order.items()))) == expected
+    assert routed_in_order(ids, MappingProxyType(in_order)) == expected
+    assert routed_in_order(ids, {**in_order, "L9": 1.0}) == expected
+    with pytest.raises(InfeasibleError, match="link L1 has no routed length"):
+        routed_in_order(ids, {"L3": 1.0, "L2": 1.0})
+    with pytest.raises(InfeasibleError, match="not a length"):
+        routed_in_order(ids, {"L3": 1.0, "L1": -1.0, "L2": 1.0})

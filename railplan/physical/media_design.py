@@ -495,10 +495,13 @@ class _Groups:
         return each, (told, len(members), link, length, stretched)
 
 
-def _lengths(ids: Sequence[str], lengths_m: Mapping[str, float]) -> list[float]:
+def _lengths(ids: tuple[str, ...], lengths_m: Mapping[str, float]) -> list[float]:
     """Each link's routed length, by id; refused when one is missing or not a length."""
     try:
-        out = list(map(float, map(lengths_m.__getitem__, ids)))
+        if type(lengths_m) is dict and tuple(lengths_m) == ids:  # keyed in link order (routed)
+            out = list(map(float, lengths_m.values()))
+        else:
+            out = list(map(float, map(lengths_m.__getitem__, ids)))
     except KeyError as exc:
         raise InfeasibleError(
             f"link {exc.args[0]} has no routed length; route every link first"
