@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import repeat
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -82,17 +83,29 @@ def link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, Cage
 
 def _link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, CageEnd]]:
     """The records of the design's ``link_table``, each built from its columns in C (``zip``
-    of the columns, ``tuple.__new__`` of each row: the key is the row's device and cage)."""
+    of the columns, ``tuple.__new__`` of each row: the key is the row's device and cage).
+
+    The names a column reads (device; form factor, maker and lanes by shape) are taken from
+    object arrays by index, which builds each list in C without a call per link."""
+    import numpy as np
+
     from railplan.design.link_table import link_table  # numpy loads here
 
     table = link_table(design, catalog)
-    fields = [[s[i] for s in table.shapes] for i in (0, 2, 3)]  # form factor, maker, lanes
+
+    def objects(values: Sequence[object]) -> np.ndarray:
+        out = np.empty(len(values), dtype=object)
+        for i, v in enumerate(values):  # one by one: a tuple of lanes stays one element
+            out[i] = v
+        return out
+
+    devices = objects(table.devices)
+    fields = [objects([s[i] for s in table.shapes]) for i in (0, 2, 3)]  # form factor, maker, lanes
 
     def records(side: EndArrays) -> list[CageEnd]:
-        device = list(map(table.devices.__getitem__, side.device.tolist()))
+        device = devices[side.device].tolist()
         cage = side.cage.tolist()
-        shape = side.shape.tolist()
-        ff, vendor, lanes = (list(map(f.__getitem__, shape)) for f in fields)
+        ff, vendor, lanes = (f[side.shape].tolist() for f in fields)
         rows = zip(
             device,
             cage,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import chain
 from operator import attrgetter
 
@@ -14,7 +15,7 @@ import numpy as np
 from railplan.array_groups import numbers_of, sort_groups
 from railplan.catalog import Catalog
 from railplan.design.memo import by_identity
-from railplan.design.types import Design
+from railplan.design.types import Design, Link
 
 _A_DEVICE, _B_DEVICE = attrgetter("a_device"), attrgetter("b_device")
 _A_PORT, _B_PORT, _ID = attrgetter("a_port"), attrgetter("b_port"), attrgetter("id")
@@ -53,6 +54,58 @@ class LinkTable:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+
+@dataclass(frozen=True)
+class LinkColumns:
+    """What the links themselves say, one row per link (in ``links`` order): ids, the devices
+    they join (each once, a ends' first), each end's device (an index into ``devices``) and
+    port; what the catalog does not enter, so the cabling reads it without one."""
+
+    links: tuple[Link, ...]
+    ids: tuple[str, ...]
+    devices: tuple[str, ...]
+    a_device: np.ndarray
+    a_port: np.ndarray
+    b_device: np.ndarray
+    b_port: np.ndarray
+
+    @cached_property
+    def id_array(self) -> np.ndarray:
+        """``ids`` as an object array (a permutation of the links reads their ids from it)."""
+        out = np.empty(len(self.ids), dtype=object)
+        out[:] = self.ids
+        return out
+
+    @cached_property
+    def plane(self) -> np.ndarray:
+        return np.fromiter(map(_PLANE, self.links), np.int64, len(self.links))
+
+    @cached_property
+    def rail(self) -> np.ndarray:
+        return np.fromiter(map(_RAIL, self.links), np.int64, len(self.links))
+
+
+_PLANE, _RAIL = attrgetter("plane"), attrgetter("rail")
+_COLUMNS: dict[tuple[int, ...], tuple[tuple[object, ...], LinkColumns]] = {}
+
+
+def link_columns(links: tuple[Link, ...]) -> LinkColumns:
+    """The links' ``LinkColumns``, remembered by the very tuple of links they were read from."""
+    return by_identity(_COLUMNS, (links,), lambda: _link_columns(links))
+
+
+def _link_columns(links: tuple[Link, ...]) -> LinkColumns:
+    n = len(links)
+    devices = tuple(dict.fromkeys(chain(map(_A_DEVICE, links), map(_B_DEVICE, links))))
+    index = dict(zip(devices, range(len(devices)), strict=True))
+    a_device, b_device = (
+        np.fromiter(map(index.__getitem__, map(of, links)), np.int64, n)
+        for of in (_A_DEVICE, _B_DEVICE)
+    )
+    a_port, b_port = (np.fromiter(map(of, links), np.int64, n) for of in (_A_PORT, _B_PORT))
+    ids = tuple(map(_ID, links))
+    return LinkColumns(links, ids, devices, a_device, a_port, b_device, b_port)
 
 
 _CACHE: dict[tuple[int, ...], tuple[tuple[object, ...], LinkTable]] = {}
@@ -128,16 +181,13 @@ def _one_per_cage(port: int) -> Place:
 
 
 def _link_table(design: Design, catalog: Catalog) -> LinkTable:
-    links = design.links
-    n = len(links)
-    ids = tuple(map(_ID, links))
-    devices = tuple(dict.fromkeys(chain(map(_A_DEVICE, links), map(_B_DEVICE, links))))
-    index = dict(zip(devices, range(len(devices)), strict=True))
+    columns = link_columns(design.links)
+    n, ids, devices = len(columns.ids), columns.ids, columns.devices
     layouts = _Layouts(design, catalog)
     kinds: dict[tuple[str, str, tuple[int, ...]], int] = {}
     layout_of, kind_of = [], []
-    for device in devices:
-        number, kind = layouts.describe(device)
+    for name in devices:
+        number, kind = layouts.describe(name)
         layout_of.append(number)
         kind_of.append(kinds.setdefault(kind, len(kinds)))
     places = layouts.places
@@ -147,9 +197,7 @@ def _link_table(design: Design, catalog: Catalog) -> LinkTable:
     flat = np.array([*(p for table in places for p in table), (0, 0, 1)], np.int64)
     layout = np.array(layout_of, np.int64)
     sides = []
-    for dev_of, port_of in ((_A_DEVICE, _A_PORT), (_B_DEVICE, _B_PORT)):
-        device = np.fromiter(map(index.__getitem__, map(dev_of, links)), np.int64, n)
-        port = np.fromiter(map(port_of, links), np.int64, n)
+    for device, port in ((columns.a_device, columns.a_port), (columns.b_device, columns.b_port)):
         lay = layout[device]
         inside = (port >= 0) & (port < size[lay])
         cage, slot, ppc = flat[start[lay] + np.where(inside, port, 0)].T.copy()
