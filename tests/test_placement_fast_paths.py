@@ -248,19 +248,31 @@ def test_move_takes_the_same_rows_as_the_gathering_move(seed, steps):
 
 
 @FAST
-@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 3, 5, 128]))
-def test_moves_and_swaps_take_the_same_steps(seed, tile):
+@given(st.integers(0, 2**32 - 1))
+def test_moves_and_swaps_take_the_same_steps(seed):
     fast, classes = random_state(seed)
     slow = copy.deepcopy(fast)
-    before, search.TILE = search.TILE, tile
-    try:
-        for _ in range(4):
-            assert search._moves(fast) == old_moves(slow)
-            same_state(fast, slow)
-            assert search._swaps(fast, classes) == old_swaps(slow, classes)
-            same_state(fast, slow)
-    finally:
-        search.TILE = before
+    for _ in range(4):
+        assert search._moves(fast) == old_moves(slow)
+        same_state(fast, slow)
+        assert search._swaps(fast, classes) == old_swaps(slow, classes)
+        same_state(fast, slow)
+
+
+@FAST
+@given(st.integers(0, 2**32 - 1))
+def test_improving_pairs_are_the_dense_sums_below_zero(seed):
+    state, classes = random_state(seed)
+    for c in np.unique(classes).tolist():
+        members = np.flatnonzero(classes == c)
+        racks = state.at[members]
+        sub = state.rows[members].take(racks, axis=1)
+        gain = sub - np.diagonal(sub)[:, None]
+        gain = gain + gain.T
+        i, j = np.nonzero(np.triu((gain < 0) & (racks[:, None] != racks[None, :]), 1))
+        order = np.argsort(gain[i, j], kind="stable")
+        want = (members[i[order]].tolist(), members[j[order]].tolist())
+        assert search.improving_pairs(state, members) == want
 
 
 @FAST
@@ -395,3 +407,30 @@ def test_naive_groups_equal_rack_by_rack_first_fit(sizes, n_racks, height, budge
     assert (got is None) == (want is None)
     if got is not None and want is not None:
         assert got.tolist() == want.tolist()
+
+
+@FAST
+@given(st.integers(0, 2**32 - 1), st.booleans(), st.integers(1, 60))
+def test_arcs_are_the_nonzero_of_the_kept_mask(seed, pruned, keep):
+    rng = np.random.default_rng(seed)
+    k, n = int(rng.integers(0, 30)), int(rng.integers(1, 90))
+    costs = rng.integers(0, 20, size=(k, n)).astype(np.int64)
+    costs[rng.random((k, n)) < 0.2] = UNUSED
+    before = rng.integers(-1, n, size=k)
+    full, kept = search.FULL_ARCS, search.KEEP_RACKS
+    search.FULL_ARCS, search.KEEP_RACKS = 0, keep
+    try:
+        g, r = search._arcs(costs, before, pruned)
+    finally:
+        search.FULL_ARCS, search.KEEP_RACKS = full, kept
+    allowed = costs < UNUSED
+    if pruned and k * n > 0:
+        mask = np.zeros_like(allowed)
+        order = np.argsort(costs, axis=1, kind="stable")[:, :keep]
+        np.put_along_axis(mask, order, True, axis=1)
+        placed = before >= 0
+        mask[np.flatnonzero(placed), before[placed]] = True
+        allowed &= mask
+    want_g, want_r = np.nonzero(allowed)
+    assert g.dtype == np.int64 and r.dtype == np.int64
+    assert g.tolist() == want_g.tolist() and r.tolist() == want_r.tolist()
