@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import chain, count, islice
 from operator import attrgetter
 
 import numpy as np
 
 from railplan.catalog import Catalog
 from railplan.design import Cable, Design, Link, PatchPanel, Placement, PlantSegment
-from railplan.design.link_table import LinkTable, link_table
+from railplan.design.link_table import LinkTable, link_columns, link_table
 from railplan.physical import media
 from railplan.physical.floor import End, Floor, node_slots, switch_units
-from railplan.physical.labels import PortNames, end_labeller, link_colours, short_names
+from railplan.physical.labels import PortNames, colours_at, end_labeller, short_names
 from railplan.physical.media_policy import OPTICS, optics_demand
 from railplan.physical.physical_ids import direct_ids
 from railplan.physical.plant import PlantReachError, PlantResult, build_plant, shift_ids
@@ -73,31 +74,42 @@ def placements_of(where: Mapping[str, Position]) -> tuple[Placement, ...]:
 
 def routed_lengths(design: Design, floor: Floor, where: Mapping[str, Position]) -> dict[str, float]:
     """Routed length of every link (metres): up, along the trays, down, plus slack; worked out
-    over arrays of the links' ends (``Floor.route_lengths_m``)."""
+    over arrays of the links' ends (``Floor.route_lengths_m``), each device's spot looked up
+    once (``link_columns``) and read at its links' ends by index."""
     spots = [End(p.rack, floor.port_height_m(p.u, p.height_u)) for p in where.values()]
     index = {dev: i for i, dev in enumerate(where)}
-    links = design.links
-    a = np.fromiter(map(index.__getitem__, map(_A_DEVICE, links)), np.intp, len(links))
-    b = np.fromiter(map(index.__getitem__, map(_B_DEVICE, links)), np.intp, len(links))
-    return dict(zip(map(_LINK_ID, links), floor.route_lengths_m(spots, a, b), strict=True))
+    columns = link_columns(design.links)
+    # the devices run as the links name them, a ends first: a missing one fails as per link
+    at = np.fromiter(map(index.__getitem__, columns.devices), np.intp, len(columns.devices))
+    lengths = floor.route_lengths_m(spots, at[columns.a_device], at[columns.b_device])
+    return dict(zip(columns.ids, lengths, strict=True))
 
 
-_A_DEVICE, _B_DEVICE, _LINK_ID = attrgetter("a_device"), attrgetter("b_device"), attrgetter("id")
+_LINK_ID = attrgetter("id")
 
 
 def technician_order(design: Design, where: Mapping[str, Position], floor: Floor) -> list[Link]:
     """Links in the order a technician cables them: by the a end's rack (row, position),
     from the top of the rack down, then device and port."""
+    return list(map(design.links.__getitem__, technician_rows(design, where, floor).tolist()))
+
+
+def technician_rows(design: Design, where: Mapping[str, Position], floor: Floor) -> np.ndarray:
+    """``technician_order`` as rows of ``design.links``: the a-end devices ranked once by
+    (row, position, -u, name), the links by a stable sort of (that rank, a port)."""
     rack = floor.rack_by_id
     spot: dict[str, tuple[int, int, int]] = {}  # (row, position, -u) of every device
     for dev, p in where.items():
         r = rack[p.rack]
         spot[dev] = (r.row, r.position, -p.u)
-
-    def key(link: Link) -> tuple[tuple[int, int, int], str, int]:
-        return (spot[link.a_device], link.a_device, link.a_port)
-
-    return sorted(design.links, key=key)
+    columns = link_columns(design.links)
+    # the a ends' devices are the first of ``columns.devices``, in the links' order (so a
+    # device without a spot fails on the same name as a look-up per link would)
+    ends = int(columns.a_device.max()) + 1 if len(columns.ids) else 0
+    keys = [(spot[d], d) for d in columns.devices[:ends]]
+    rank = np.empty(ends, np.int64)
+    rank[sorted(range(ends), key=keys.__getitem__)] = np.arange(ends)
+    return np.lexsort((columns.a_port, rank[columns.a_device]))
 
 
 def build_cables(
@@ -119,29 +131,38 @@ def build_cables(
     Raises InfeasibleError naming the link and its length when no catalog part reaches it.
     """
     routed = dict(lengths) if lengths is not None else routed_lengths(design, floor, where)
-    order = technician_order(design, where, floor)
+    # the links in technician order as rows of ``design.links``, which are the link table's
+    # rows too when the link ids are distinct (else a link's row is its id's last)
+    order_rows = technician_rows(design, where, floor)
+    order = list(map(design.links.__getitem__, order_rows.tolist()))
     table = link_table(design, catalog)
+    ids = link_columns(design.links).id_array[order_rows].tolist()
+    distinct = len(table.row) == len(table)
+    rows = order_rows if distinct else _rows_of(table, ids)
     optics = optics_demand(media_policy, design.links, where)
-    assignment, (phys, legs), plant = _media_and_plant(
-        design, floor, catalog, where, routed, order, table, optics
+    assignment, chosen, (phys, legs), plant = _media_and_plant(
+        design, floor, catalog, where, routed, (order, ids, rows), table, optics
     )
     names = short_names(design)
     switches = design.switch_by_id()
     template = parse_label_template(floor.layout.label_template)  # fields only, bounded widths
     port_of = PortNames(design, switches)
-    ids = list(map(_LINK_ID, order))
-    chosen = list(map(assignment.choices.__getitem__, ids))
     media_of = list(map(_CABLE, chosen))
     length_of = list(map(float, map(_STOCKED, chosen)))
-    at = dict(zip(ids, range(len(ids)), strict=True)) if plant.cables else {}
-    for link_id, (media_id, length, ph, leg) in plant.cables.items():
-        i = at[link_id]
-        media_of[i], length_of[i], phys[i], legs[i] = media_id, length, ph, leg
+    if plant.cables:
+        if distinct:  # each link's place in ``order``, from its row
+            place = np.empty(len(ids), np.int64)
+            place[rows] = np.arange(len(ids))
+            at = place[_rows_of(table, plant.cables)].tolist()
+        else:  # a repeated id is found at its last place in ``order``
+            last = dict(zip(ids, range(len(ids)), strict=True))
+            at = list(map(last.__getitem__, plant.cables))
+        for i, (media_id, length, ph, leg) in zip(at, plant.cables.values(), strict=True):
+            media_of[i], length_of[i], phys[i], legs[i] = media_id, length, ph, leg
     # a template of the ends' own fields (the default) is read from per-device label tables,
     # all ends at once; another is rendered end by end
     end_labels = end_labeller(template, names, where, port_of)
     if end_labels is not None:
-        rows = np.fromiter(map(table.row.__getitem__, ids), np.int64, len(ids))
         label_a = end_labels.columns(table.devices, table.a.device[rows], table.a.port[rows])
         label_b = end_labels.columns(table.devices, table.b.device[rows], table.b.port[rows])
     else:
@@ -151,7 +172,7 @@ def build_cables(
     cables = tuple(
         map(
             Cable,
-            map("C{:05d}".format, range(1, len(order) + 1)),
+            numbered("C", len(order)),
             ids,
             media_of,
             map(_TRANSCEIVER_A, chosen),
@@ -159,7 +180,7 @@ def build_cables(
             length_of,
             label_a,
             label_b,
-            link_colours(order, switches, floor.layout.colour_by),
+            colours_at(link_columns(design.links), order_rows, switches, floor.layout.colour_by),
             phys,
             legs,
         )
@@ -177,6 +198,27 @@ def build_cables(
 
 
 _CABLE, _STOCKED = attrgetter("cable"), attrgetter("stocked_length_m")
+
+
+def _rows_of(table: LinkTable, ids: Iterable[str]) -> np.ndarray:
+    return np.fromiter(map(table.row.__getitem__, ids), np.int64)
+
+
+def numbered(prefix: str, n: int) -> list[str]:
+    """``f"{prefix}{i:05d}"`` for i from 1 to ``n`` (``_numbers``)."""
+    return list(islice(_numbers(prefix), 1, n + 1))
+
+
+def _numbers(prefix: str) -> Iterator[str]:
+    """``f"{prefix}{i:05d}"`` for i = 0, 1, 2, ...: each a head (the thousands, at least two
+    digits, formatted once per thousand) joined in C to a tail (the last three digits), some
+    three times faster than a format call per number."""
+    return chain.from_iterable(map(f"{prefix}{h:02d}".__add__, _TAILS) for h in count())
+
+
+_TAILS = tuple(f"{t:03d}" for t in range(1000))
+
+
 _TRANSCEIVER_A, _TRANSCEIVER_B = attrgetter("transceiver_a"), attrgetter("transceiver_b")
 
 
@@ -211,20 +253,22 @@ def _media_and_plant(
     catalog: Catalog,
     where: Mapping[str, Position],
     routed: Mapping[str, float],
-    order: list[Link],
+    ordered: tuple[list[Link], list[str], np.ndarray],
     table: LinkTable,
     optics: Mapping[str, str] | None = None,
-) -> tuple[media.Assignment, tuple[list[str], list[str]], PlantResult]:
+) -> tuple[media.Assignment, list[media.MediaChoice], tuple[list[str], list[str]], PlantResult]:
     """Media, physical ids and the fibre plant. Plant channels that come out longer than
     their modules reach (their panels stand further apart than their switches, or the next
     stocked trunk is too long) are retried: multimode ones on single-mode optics, then
     single-mode ones on point-to-point media, where their cages allow any. Each retry moves
     more links, so the loop ends; a channel nothing else can carry is refused.
 
+    ``ordered`` is the links in technician ``order``, their ids and their rows in ``table``.
     Physical ids are drawn once the plant stands: the point-to-point cables take P00001 on in
     ``order``, the plant's pieces the numbers after them (the plant numbers its own from 1
-    while it is tried, then moves them up). Ids and legs come as lists in ``order`` ("" for a
-    link through the plant)."""
+    while it is tried, then moves them up). Each link's choice, its id and leg come as lists
+    in ``order`` (id and leg "" for a link through the plant)."""
+    order, ids, rows = ordered
     fibre: dict[str, str] = dict(optics or {})  # OPTICS: optics of either fibre (media policy)
     direct: set[str] = set()
     planned: set[str] | None = None  # the links the first assignment sent through the plant
@@ -246,13 +290,16 @@ def _media_and_plant(
                 raise
             continue
         break
-    phys, legs, cables = direct_ids(catalog, order, table, assignment.choices, _numbering(limit))
+    chosen = list(map(assignment.choices.__getitem__, ids))
+    phys, legs, cables = direct_ids(
+        catalog, order, table, assignment.choices, _numbering(limit), rows=rows, chosen=chosen
+    )
     plant = shift_ids(plant, cables)
     retried = {k: v for k, v in fibre.items() if v == "smf"}  # the loop's only fibre demand
     notes = _retry_notes(retried, direct, planned, assignment.choices)
     if notes:
         plant = dataclasses.replace(plant, notes=(*plant.notes, *notes))
-    return assignment, (phys, legs), plant
+    return assignment, chosen, (phys, legs), plant
 
 
 def _retry_notes(
@@ -286,9 +333,9 @@ def _retry_notes(
 
 
 def _numbering(limit: int) -> Callable[[], str]:
-    """Physical cable ids P00001, P00002, ... in the order asked (each drawn by a call into
-    C: ``next`` on a ``map`` of the format over the numbers)."""
-    return functools.partial(next, map("P{:05d}".format, range(1, limit)))
+    """Physical cable ids P00001, P00002, ... below P{limit} in the order asked (each drawn
+    by a call into C: ``next`` on ``_numbers``)."""
+    return functools.partial(next, islice(_numbers("P"), 1, limit))
 
 
 def transceivers_per_cage(design: Design, catalog: Catalog) -> dict[str, int]:

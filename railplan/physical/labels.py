@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import chain
 from operator import attrgetter
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
 from railplan.design import Design, Link, Switch
+from railplan.design.link_table import LinkColumns
 from railplan.spec.labels import LabelTemplate
 
 #: label fields read off one cable end; the others (cable, link, plane, rail) are the cable's
@@ -80,11 +81,54 @@ def short_names(design: Design) -> dict[str, str]:
     short name another device already has keeps its full name in capitals."""
     ids = [n.id for n in design.nodes] + [s.id for s in design.switches]
     ids += [d.id for d in design.devices]
-    short = {i: short_name(i) for i in ids}
+    short = dict(zip(ids, map(_shortener(), ids), strict=True))
     seen: dict[str, int] = {}
     for value in short.values():
         seen[value] = seen.get(value, 0) + 1
     return {i: (v if seen[v] == 1 else i.upper()) for i, v in short.items()}
+
+
+_NUMBER = re.compile(r"[0-9]+")
+
+
+def _shortener() -> Callable[[str], str]:
+    """``short_name``, worked out once per shape of name: the text between a name's numbers
+    (``node`` of ``node0004``; ``p``, ``-leaf-su``, ``-r`` of ``p0-leaf-su02-r0``) gives a
+    format of the abbreviations with a field for each number (``N{}``), filled with the
+    numbers; a name that is not ASCII (other digits) is shortened as ``short_name`` does."""
+    formats: dict[tuple[str, ...], str] = {}
+
+    def short(name: str) -> str:
+        if not name.isascii():
+            return short_name(name)
+        between = tuple(_NUMBER.split(name))
+        form = formats.get(between)
+        if form is None:
+            form = formats[between] = _short_format(between)
+        return form.format(*map(int, _NUMBER.findall(name)))
+
+    return short
+
+
+def _short_format(between: tuple[str, ...]) -> str:
+    """``short_name``'s rule over the tokens of a name whose numbers are fields (None)."""
+    tokens: list[str | None] = []
+    for i, text in enumerate(between):
+        if i:
+            tokens.append(None)
+        tokens += _TOKEN.findall(text)
+    out = []
+    for i, tok in enumerate(tokens):
+        if tok is None:
+            out.append("{}")
+        elif tok.isalpha():
+            abbr = WORD_ABBREVIATIONS.get(tok.lower(), (tok.upper(), ""))[0]
+            if i and tokens[i - 1] is None:
+                out.append("-")
+            out.append(abbr.replace("{", "{{").replace("}", "}}"))
+        else:
+            out.append(tok.replace("{", "{{").replace("}", "}}"))
+    return "".join(out)
 
 
 def label_legend(design: Design) -> list[tuple[str, str]]:
@@ -172,23 +216,28 @@ class EndLabels:
         self._port_of = port_of
         self._of_device: dict[str, list[str]] = {}
         self._ports = [spec for _, name, spec in template.pieces if name == "port"]
+        self._around: dict[str, tuple[str, str]] = {}
+        self._formats = _around_formats(template)
+        self._held: tuple[Sequence[str], _DeviceColumns] | None = None
+
+    def _fixed(self, device: str) -> dict[str, object]:
+        p = self._where[device]
+        return {"rack": p.rack, "u": p.u, "device": self._names[device]}
+
+    def _around_port(self, device: str) -> tuple[str, str]:
+        """What a template of one port field renders before and after the port's name."""
+        around = self._around.get(device)
+        if around is None:
+            fixed = self._fixed(device)
+            head, tail = self._formats
+            around = self._around[device] = (head.format_map(fixed), tail.format_map(fixed))
+        return around
 
     def _render(self, device: str, port_names: list[str]) -> list[str]:
-        template = self._template
-        p = self._where[device]
-        fixed: dict[str, object] = {"rack": p.rack, "u": p.u, "device": self._names[device]}
         if len(self._ports) != 1:  # no port field, or several: the template rendered port by port
-            return [template.render(**fixed, port=n) for n in port_names]
-        head: list[str] = []
-        tail: list[str] = []
-        side = head
-        for literal, name, spec in template.pieces:
-            side.append(literal)
-            if name == "port":
-                side = tail
-            elif name:
-                side.append(format(fixed[name], spec))
-        before, after, spec = "".join(head), "".join(tail), self._ports[0]
+            fixed = self._fixed(device)
+            return [self._template.render(**fixed, port=n) for n in port_names]
+        (before, after), spec = self._around_port(device), self._ports[0]
         if spec:
             return [before + format(n, spec) + after for n in port_names]
         return [before + n + after for n in port_names]
@@ -209,7 +258,13 @@ class EndLabels:
     def columns(self, devices: Sequence[str], device: np.ndarray, port: np.ndarray) -> list[str]:
         """The labels of the ends at ``device`` (indices into ``devices``) and ``port``: the
         devices' tables laid end to end and read by index, a port outside its table named one
-        by one."""
+        by one.
+
+        A template of one port field is read in two columns joined in C: what it renders
+        before the port (and after it) by device, and the port's name from the tables of
+        port names (one per layout, shared by the devices laid out alike)."""
+        if len(self._ports) == 1:
+            return self._joined(devices, device, port)
         tables = [self.table(d) for d in devices]
         count = np.fromiter(map(len, tables), np.int64, len(tables))
         offset = np.cumsum(count) - count
@@ -220,6 +275,81 @@ class EndLabels:
         for i in np.flatnonzero(~inside).tolist():
             out[i] = self(devices[device[i]], int(port[i]))
         return out.tolist()
+
+    def _joined(self, devices: Sequence[str], device: np.ndarray, port: np.ndarray) -> list[str]:
+        of = self._device_columns(devices)
+        inside = (port >= 0) & (port < of.ports[device])
+        names = of.names[np.where(inside, of.offset[device] + port, len(of.names) - 1)]
+        for i in np.flatnonzero(~inside).tolist():  # named as ``PortNames`` names it
+            names[i] = self._port_of(devices[device[i]], int(port[i]))
+        spec = self._ports[0]
+        port_names = names.tolist()
+        if spec:
+            port_names = [format(n, spec) for n in port_names]
+        # before + name (+ after): the same concatenation ``_render`` makes, end by end in C
+        out = list(map(str.__add__, of.heads[device].tolist(), port_names))
+        if of.tails is not None:
+            out = list(map(str.__add__, out, of.tails[device].tolist()))
+        return out
+
+    def _device_columns(self, devices: Sequence[str]) -> _DeviceColumns:
+        """``_DeviceColumns`` of ``devices``, remembered for the last ``devices`` asked (the
+        b ends are read after the a ends)."""
+        if self._held is not None and self._held[0] is devices:
+            return self._held[1]
+        tables, heads, tails = [], [], []
+        for d in devices:  # what ``table`` reads, device by device
+            tables.append(self._port_of.table(d))
+            head, tail = self._around_port(d)
+            heads.append(head)
+            tails.append(tail)
+        distinct = {id(t): t for t in tables}  # port names: each layout's table once
+        sizes = [len(t) for t in distinct.values()]
+        start = dict(zip(distinct, np.cumsum([0, *sizes]).tolist()[:-1], strict=True))
+        names = np.empty(sum(sizes) + 1, dtype=object)
+        names[:-1] = list(chain.from_iterable(distinct.values()))
+        out = _DeviceColumns(
+            offset=np.fromiter(map(start.__getitem__, map(id, tables)), np.int64, len(tables)),
+            ports=np.fromiter(map(len, tables), np.int64, len(tables)),
+            names=names,
+            heads=_objects(heads),
+            tails=_objects(tails) if any(tails) else None,
+        )
+        self._held = (devices, out)
+        return out
+
+
+class _DeviceColumns(NamedTuple):
+    """Per device: where its port names start in ``names`` (the layouts' tables end to end,
+    and one more element) and how many ``ports`` it has; what the template renders before its port,
+    and after it (None: nothing)."""
+
+    offset: np.ndarray
+    ports: np.ndarray
+    names: np.ndarray
+    heads: np.ndarray
+    tails: np.ndarray | None
+
+
+def _objects(values: list[str]) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _around_formats(template: LabelTemplate) -> tuple[str, str]:
+    """The ``str.format`` text of what ``template`` renders before its port field and after
+    it: its pieces, literal braces doubled, each field ``format(value, spec)`` as
+    ``str.format`` renders it."""
+    out = ["", ""]
+    side = 0
+    for literal, name, spec in template.pieces:
+        out[side] += literal.replace("{", "{{").replace("}", "}}")
+        if name == "port":
+            side = 1
+        elif name:
+            out[side] += "{" + name + (":" + spec if spec else "") + "}"
+    return out[0], out[1]
 
 
 def end_labeller(
@@ -242,11 +372,31 @@ def link_colours(links: Sequence[Link], switches: Mapping[str, Switch], by: str)
     n = len(links)
     rail = np.fromiter(map(_RAIL, links), np.int64, n)
     plane = np.fromiter(map(_PLANE, links), np.int64, n)
-    lower = np.fromiter(
-        (sw.rail if (sw := switches.get(d)) is not None else -1 for d in map(_A_DEVICE, links)),
-        np.int64,
-        n,
-    )
+    lower = np.fromiter(map(_rail_of(switches), map(_A_DEVICE, links)), np.int64, n)
+    return _colours(rail, plane, lower, by)
+
+
+def colours_at(
+    columns: LinkColumns, rows: np.ndarray, switches: Mapping[str, Switch], by: str
+) -> list[str]:
+    """``link_colours`` of the links at ``rows`` of ``columns``: each device's switch rail
+    looked up once and read at the links' a ends by index."""
+    rail_of = np.fromiter(map(_rail_of(switches), columns.devices), np.int64, len(columns.devices))
+    a_device = columns.a_device[rows]
+    return _colours(columns.rail[rows], columns.plane[rows], rail_of[a_device], by)
+
+
+def _rail_of(switches: Mapping[str, Switch]) -> Callable[[str], int]:
+    """A device's switch's rail, -1 for a device that is not a switch."""
+
+    def rail(device: str) -> int:
+        sw = switches.get(device)
+        return sw.rail if sw is not None else -1
+
+    return rail
+
+
+def _colours(rail: np.ndarray, plane: np.ndarray, lower: np.ndarray, by: str) -> list[str]:
     rail = np.where(rail < 0, lower, rail)
     pick = np.where((rail >= 0) & (by == "rail"), rail, plane) % len(TIA_598)
     return np.array(TIA_598, dtype=object)[pick].tolist()

@@ -49,6 +49,9 @@ def direct_ids(
     table: LinkTable,
     choices: Mapping[str, MediaChoice],
     new_id: Callable[[], str],
+    *,
+    rows: np.ndarray | None = None,
+    chosen: Sequence[MediaChoice] | None = None,
 ) -> tuple[list[str], list[str], int]:
     """The physical id and leg of every link in ``order`` ("" for a link through the fibre
     plant), numbered in ``order``, and how many physical cables the point-to-point links are
@@ -58,14 +61,19 @@ def direct_ids(
     links of a twin-port DAC are A1-B1 and A2-B2, the two legs of a 1:2 splitter likewise).
     Worked out over arrays of the links' ends: each link's ``instance_key`` as three numbers
     (part, cage, connector), links grouped by sorting them.
+
+    A caller that has them passes ``rows`` (each link's row in ``table``) and ``chosen`` (its
+    choice), which saves looking each link up by id in two dicts of every link.
     """
     n = len(order)
-    ids = list(map(_ID, order))
-    rows = np.fromiter(map(table.row.__getitem__, ids), np.int64, n)
-    chosen = list(map(choices.__getitem__, ids))
+    if rows is None:
+        rows = np.fromiter(map(table.row.__getitem__, map(_ID, order)), np.int64, n)
+    if chosen is None:
+        chosen = list(map(choices.__getitem__, map(_ID, order)))
     # links of one equivalence class share their MediaChoice object: its parts are looked up
-    # once per object (the choices stay alive in ``choices`` while this runs)
-    classes = {id(c): c for c in chosen}
+    # once per object (the choices stay alive in ``choices`` while this runs); a dict built
+    # in C keeps each object's first place, as a comprehension would
+    classes = dict(zip(map(id, chosen), chosen, strict=True))
     slot_of = {k: i for i, k in enumerate(classes)}
     cls = np.fromiter(map(slot_of.__getitem__, map(id, chosen)), np.int64, n)
     part_ids: dict[str, int] = {}
@@ -93,8 +101,12 @@ def direct_ids(
     cage = np.where(use_b, b_key, a_key)
     conn = np.where(optical == 1, np.where(use_b, b_slot // per_b, a_slot // per_a), 0)
     pos = np.flatnonzero(part >= 0)
-    phys = np.full(n, "", dtype=object)
-    legs = np.full(n, "", dtype=object)
+    # ``fill`` puts the one str in every element (``np.full`` would convert it to a numpy
+    # string and back, a new str per element)
+    phys = np.empty(n, dtype=object)
+    phys.fill("")
+    legs = np.empty(n, dtype=object)
+    legs.fill("")
     if not len(pos):
         return phys.tolist(), legs.tolist(), 0
     # by key, then by place in ``order`` (the rows of ``pos`` run in order)
@@ -107,12 +119,13 @@ def direct_ids(
     # drawn in the order of first links (``iter`` calls ``new_id`` until it has as many)
     numbers = list(islice(iter(new_id, None), len(firsts)))
     named = np.array(numbers, dtype=object)[rank[group]]
-    leg = np.full(len(s), "A1-B1", dtype=object)
+    leg = np.empty(len(s), dtype=object)
+    leg.fill("A1-B1")
     many = np.flatnonzero(sizes[group] > 1)  # members of cables that carry several links
     if len(many):
         at = pos[s][many]
         slot_key = a_slot[at] * 1000 + b_slot[at]
-        by_id = sorted(range(len(at)), key=[ids[i] for i in at].__getitem__)
+        by_id = sorted(range(len(at)), key=[order[i].id for i in at.tolist()].__getitem__)
         id_rank = np.empty(len(at), np.int64)
         id_rank[by_id] = np.arange(len(at))
         g = group[many]
