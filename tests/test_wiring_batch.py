@@ -16,12 +16,11 @@ from hypothesis import strategies as st
 
 from railplan import InfeasibleError, SpecError, plan
 from railplan.catalog import load_catalog
-from railplan.design import Design, Link
+from railplan.design import Design, Link, Node
 from railplan.spec import Spec
 from railplan.spec.load import load_spec
 from railplan.topology import clos, spine_groups
 from railplan.topology.clos import UpLeaf, UpperPlan
-from railplan.topology.roft import su_nodes_of
 from railplan.topology.tiers import PortLayout, UpperTiers
 from railplan.topology.wiring import LINK_PREFIX, FabricBuilder, Tally, counting
 from tests.conftest import EXAMPLES, make_spec
@@ -130,10 +129,53 @@ GENERATOR_MODULES = ["roft", "fat_tree", "matrix", "rail_only"]
 roft = importlib.import_module("railplan.topology.roft")  # the module (the package has roft())
 
 
+def old_node_id(index: int, count: int) -> str:
+    return f"node{index + 1:0{max(4, len(str(count)))}d}"
+
+
+def old_make_nodes(
+    count: int, su_nodes: int, sus_per_pod: int, nodes_per_rack: int
+) -> tuple[Node, ...]:
+    return tuple(
+        Node(
+            id=old_node_id(i, count),
+            index=i,
+            su=i // su_nodes if su_nodes else 0,
+            pod=(i // su_nodes) // sus_per_pod if su_nodes and sus_per_pod else 0,
+            rack=i // nodes_per_rack,
+        )
+        for i in range(count)
+    )
+
+
+def old_su_nodes_of(
+    n_active: int, su_active: int, spares: int, sus: int, sus_per_pod: int, nodes_per_rack: int
+) -> tuple[Node, ...]:
+    if not spares:
+        return old_make_nodes(n_active, su_active, sus_per_pod, nodes_per_rack)
+    total = n_active + sus * spares
+    out: list[Node] = []
+    for su in range(sus):
+        active = max(0, min(su_active, n_active - su * su_active))
+        for k in range(active + spares):
+            i = len(out)
+            out.append(
+                Node(
+                    id=old_node_id(i, total),
+                    index=i,
+                    su=su,
+                    pod=su // sus_per_pod if sus_per_pod else 0,
+                    rack=i // nodes_per_rack,
+                    spare=k >= active,
+                )
+            )
+    return tuple(out)
+
+
 def old_su_members(n_active: int, su_active: int, spares: int, sus: int) -> list[list[str]]:
     """Each SU's node ids as ROFT took them: from the nodes ``su_nodes_of`` made."""
     by_su: dict[int, list[str]] = {}
-    for node in su_nodes_of(n_active, su_active, spares, sus, 0, 1):
+    for node in old_su_nodes_of(n_active, su_active, spares, sus, 0, 1):
         by_su.setdefault(node.su, []).append(node.id)
     return [by_su.get(su, []) for su in range(sus)]
 
@@ -146,6 +188,7 @@ def old_wiring() -> Iterator[None]:
         (clos, "_wire_three_tier", old_wire_three_tier),
         (spine_groups, "_wire_two_tier", old_wire_two_tier),
         (roft, "su_members", old_su_members),
+        (roft, "su_nodes_of", old_su_nodes_of),
     ]
     for name in GENERATOR_MODULES:
         swaps.append(
@@ -243,6 +286,40 @@ def test_su_members_are_the_ids_of_each_sus_nodes(
     assert roft.su_members(n_active, su_active, spares, sus) == old_su_members(
         n_active, su_active, spares, sus
     )
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(0, 2000),
+    st.integers(0, 64),
+    st.integers(0, 3),
+    st.integers(0, 9),
+    st.integers(1, 40),
+    st.integers(0, 3),
+)
+def test_nodes_are_made_as_before(
+    n_active: int, su_active: int, spares: int, per_pod: int, per_rack: int, extra: int
+) -> None:
+    assert roft.make_nodes(n_active, su_active, per_pod, per_rack) == old_make_nodes(
+        n_active, su_active, per_pod, per_rack
+    )
+    if su_active:
+        sus = max(1, math.ceil(n_active / su_active)) + extra
+        new = roft.su_nodes_of(n_active, su_active, spares, sus, per_pod, per_rack)
+        assert new == old_su_nodes_of(n_active, su_active, spares, sus, per_pod, per_rack)
+
+
+@pytest.mark.parametrize("total", [9999, 10000, 10001])
+def test_node_ids_widen_at_ten_thousand_nodes_as_before(total: int) -> None:
+    assert roft.make_nodes(total, 32, 8, 4) == old_make_nodes(total, 32, 8, 4)
+    for spares in (1, 2):  # active nodes and spares that together make ``total``
+        sus = math.ceil(total / (32 + spares))
+        n_active = total - sus * spares
+        new = roft.su_nodes_of(n_active, 32, spares, sus, 8, 4)
+        assert new == old_su_nodes_of(n_active, 32, spares, sus, 8, 4)
+        assert roft.su_members(n_active, 32, spares, sus) == old_su_members(
+            n_active, 32, spares, sus
+        )
 
 
 def test_a_16k_three_tier_roft_with_several_links_per_core_matches_the_old_wiring() -> None:

@@ -43,19 +43,26 @@ def ports_per_rail(shape: NodeShape) -> int:
 
 
 def node_id(index: int, count: int) -> str:
-    return f"node{index + 1:0{max(4, len(str(count)))}d}"
+    return f"node{index + 1:0{id_width(count)}d}"
+
+
+def id_width(count: int) -> int:
+    """Digits of the node ids of ``count`` nodes (at least 4: node0001)."""
+    return max(4, len(str(count)))
 
 
 def make_nodes(
     count: int, su_nodes: int, sus_per_pod: int, nodes_per_rack: int
 ) -> tuple[Node, ...]:
+    width = id_width(count)
+    # positional, in Node's field order (id, index, su, pod, rack): 16,384 nodes at 131k GPUs
     return tuple(
         Node(
-            id=node_id(i, count),
-            index=i,
-            su=i // su_nodes if su_nodes else 0,
-            pod=(i // su_nodes) // sus_per_pod if su_nodes and sus_per_pod else 0,
-            rack=i // nodes_per_rack,
+            f"node{i + 1:0{width}d}",
+            i,
+            i // su_nodes if su_nodes else 0,
+            (i // su_nodes) // sus_per_pod if su_nodes and sus_per_pod else 0,
+            i // nodes_per_rack,
         )
         for i in range(count)
     )
@@ -64,7 +71,7 @@ def make_nodes(
 def su_members(n_active: int, su_active: int, spares: int, sus: int) -> list[list[str]]:
     """The node ids of each SU as ``su_nodes_of`` numbers and groups them (its nodes of
     ``su``, in order), without making the nodes: the wiring needs only their ids."""
-    width = max(4, len(str(n_active + sus * spares)))  # node_id's, for that many nodes
+    width = id_width(n_active + sus * spares)
     out: list[list[str]] = []
     start = 1
     for su in range(sus):
@@ -81,6 +88,7 @@ def su_nodes_of(
     if not spares:
         return make_nodes(n_active, su_active, sus_per_pod, nodes_per_rack)
     total = n_active + sus * spares
+    width = id_width(total)
     out: list[Node] = []
     for su in range(sus):
         active = max(0, min(su_active, n_active - su * su_active))
@@ -88,7 +96,7 @@ def su_nodes_of(
             i = len(out)
             out.append(
                 Node(
-                    id=node_id(i, total),
+                    id=f"node{i + 1:0{width}d}",
                     index=i,
                     su=su,
                     pod=su // sus_per_pod if sus_per_pod else 0,
