@@ -15,15 +15,13 @@ from hypothesis import strategies as st
 
 from railplan.catalog import load_catalog
 from railplan.design import Design, Link
-from railplan.design.ends import CageEnd, _link_ends
+from railplan.design.ends import CageEnd, _link_ends, _link_protocols
 from railplan.design.link_table import EndArrays, link_columns, link_table
 from railplan.physical.cabling import _numbering, numbered, technician_order, technician_rows
 from railplan.physical.labels import (
     EndLabels,
-    _shortener,
     colours_at,
     link_colours,
-    short_name,
 )
 from railplan.physical.physical_ids import direct_ids
 from railplan.spec.labels import parse_label_template
@@ -247,22 +245,18 @@ def test_link_ends_are_the_records_of_the_table(name: str) -> None:
     )
 
 
-NAME = st.text(alphabet=st.sampled_from("abdfilnoprsuABLR0123456789-_.{}²٣"), max_size=24)
+@pytest.mark.parametrize("name", DESIGNS)
+def test_link_protocols_are_the_walk(name: str) -> None:
+    """Each link's protocol: its b end's switch model's, else its a end's, else none."""
+    design, catalog = laid_out(name), load_catalog()
+    switches = design.switch_by_id()
 
+    def walk(link: Link) -> str:
+        for device in (link.b_device, link.a_device):
+            sw = switches.get(device)
+            if sw is not None:
+                return catalog.switch(sw.model).protocol
+        return ""
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(NAME, max_size=30))
-def test_shortener_is_short_name(names: list[str]) -> None:
-    words = [*names, "node0004", "p0-spine-14", "p0-leaf-su02-r0", "p0-leafB-01", "rk001a"]
-    short = _shortener()
-    want = [outcome(short_name, n) for n in words]
-    assert [outcome(short, n) for n in words] == want
-    assert [outcome(short, n) for n in words] == want  # again, from the formats it keeps
-
-
-def outcome(f: Callable[[str], str], name: str) -> object:
-    """What ``f(name)`` returns, or the error it raises (a digit int() does not read)."""
-    try:
-        return f(name)
-    except ValueError as exc:
-        return ("ValueError", exc.args)
+    got = _link_protocols(design, catalog)
+    assert list(got.items()) == [(lk.id, walk(lk)) for lk in design.links]

@@ -155,4 +155,6 @@ def _link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
     at_b = of_device[table.b.device] if len(table) else np.zeros(0, np.int64)
     at_a = of_device[table.a.device] if len(table) else np.zeros(0, np.int64)
     picked = np.where(at_b >= 0, at_b, np.maximum(at_a, 0))
-    return dict(zip(table.ids, map(names.__getitem__, picked.tolist()), strict=True))
+    named = np.empty(len(names), dtype=object)
+    named[:] = names
+    return dict(zip(table.ids, named[picked].tolist(), strict=True))  # names read in C

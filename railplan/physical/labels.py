@@ -81,54 +81,11 @@ def short_names(design: Design) -> dict[str, str]:
     short name another device already has keeps its full name in capitals."""
     ids = [n.id for n in design.nodes] + [s.id for s in design.switches]
     ids += [d.id for d in design.devices]
-    short = dict(zip(ids, map(_shortener(), ids), strict=True))
+    short = {i: short_name(i) for i in ids}
     seen: dict[str, int] = {}
     for value in short.values():
         seen[value] = seen.get(value, 0) + 1
     return {i: (v if seen[v] == 1 else i.upper()) for i, v in short.items()}
-
-
-_NUMBER = re.compile(r"[0-9]+")
-
-
-def _shortener() -> Callable[[str], str]:
-    """``short_name``, worked out once per shape of name: the text between a name's numbers
-    (``node`` of ``node0004``; ``p``, ``-leaf-su``, ``-r`` of ``p0-leaf-su02-r0``) gives a
-    format of the abbreviations with a field for each number (``N{}``), filled with the
-    numbers; a name that is not ASCII (other digits) is shortened as ``short_name`` does."""
-    formats: dict[tuple[str, ...], str] = {}
-
-    def short(name: str) -> str:
-        if not name.isascii():
-            return short_name(name)
-        between = tuple(_NUMBER.split(name))
-        form = formats.get(between)
-        if form is None:
-            form = formats[between] = _short_format(between)
-        return form.format(*map(int, _NUMBER.findall(name)))
-
-    return short
-
-
-def _short_format(between: tuple[str, ...]) -> str:
-    """``short_name``'s rule over the tokens of a name whose numbers are fields (None)."""
-    tokens: list[str | None] = []
-    for i, text in enumerate(between):
-        if i:
-            tokens.append(None)
-        tokens += _TOKEN.findall(text)
-    out = []
-    for i, tok in enumerate(tokens):
-        if tok is None:
-            out.append("{}")
-        elif tok.isalpha():
-            abbr = WORD_ABBREVIATIONS.get(tok.lower(), (tok.upper(), ""))[0]
-            if i and tokens[i - 1] is None:
-                out.append("-")
-            out.append(abbr.replace("{", "{{").replace("}", "}}"))
-        else:
-            out.append(tok.replace("{", "{{").replace("}", "}}"))
-    return "".join(out)
 
 
 def label_legend(design: Design) -> list[tuple[str, str]]:
@@ -293,8 +250,8 @@ class EndLabels:
         return out
 
     def _device_columns(self, devices: Sequence[str]) -> _DeviceColumns:
-        """``_DeviceColumns`` of ``devices``, remembered for the last ``devices`` asked (the
-        b ends are read after the a ends)."""
+        """``_DeviceColumns`` of ``devices``, remembered for the last tuple of devices asked
+        (the b ends are read after the a ends)."""
         if self._held is not None and self._held[0] is devices:
             return self._held[1]
         tables, heads, tails = [], [], []
@@ -315,7 +272,8 @@ class EndLabels:
             heads=_objects(heads),
             tails=_objects(tails) if any(tails) else None,
         )
-        self._held = (devices, out)
+        if isinstance(devices, tuple):  # what cannot change under it
+            self._held = (devices, out)
         return out
 
 
