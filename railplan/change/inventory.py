@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from railplan.catalog import Catalog
 from railplan.design import Design, Link
-from railplan.design.ends import link_ends
+from railplan.design.ends import every_end, link_ends
 from railplan.physical.bom_items import line_kind
 
 #: one end of a link: (device, logical port)
@@ -63,7 +63,7 @@ def _stocked(catalog: Catalog, part: str, length: float) -> float:
 def inventory(design: Design, catalog: Catalog) -> Inventory:
     """The installed items of a laid-out ``design`` (cables, modules and plant from its rows)."""
     links = {lk.id: lk for lk in design.links}
-    cages = link_ends(design, catalog) if design.cables else {}
+    cages = every_end(link_ends(design, catalog)) if design.cables else {}
     modules: dict[tuple[str, int], str] = {}
     for cab in sorted(design.cables, key=lambda c: c.link_id):
         for end, part in zip(

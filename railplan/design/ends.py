@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
 from itertools import repeat
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -11,7 +11,7 @@ from railplan.design.memo import by_identity
 from railplan.design.types import Design
 
 if TYPE_CHECKING:
-    from railplan.design.link_table import EndArrays
+    from railplan.design.link_table import EndArrays, LinkTable
 
 
 class _CageEndFields(NamedTuple):
@@ -71,27 +71,108 @@ class CageEnd(_CageEndFields):
 
 #: the last few results of ``link_ends``, keyed by the objects they were computed from (a laid
 #: out design shares its links and switches with the design it was made from)
-_CACHE: dict[tuple[int, ...], tuple[tuple[object, ...], dict[str, tuple[CageEnd, CageEnd]]]] = {}
+_CACHE: dict[tuple[int, ...], tuple[tuple[object, ...], LinkEnds]] = {}
+#: records a ``LinkEnds`` makes one by one, at least, before it makes them all in one pass: a
+#: record alone costs some five times its share of the pass, so past an eighth of the links (or
+#: this many) the pass is cheaper; a caller known to read every link asks ``every_end`` first
+BULK_AFTER = 4096
 
 
-def link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, CageEnd]]:
+def link_ends(design: Design, catalog: Catalog) -> LinkEnds:
     """The cage ends of every link: nodes from the node shape, attached devices from their
     record (one port per cage), switches from their model and the port's speed section."""
     held = (design.links, design.switches, design.devices, catalog, design.shape)
     return by_identity(_CACHE, held, lambda: _link_ends(design, catalog))
 
 
-def _link_ends(design: Design, catalog: Catalog) -> dict[str, tuple[CageEnd, CageEnd]]:
+def _link_ends(design: Design, catalog: Catalog) -> LinkEnds:
+    from railplan.design.link_table import link_table  # numpy loads here
+
+    return LinkEnds(link_table(design, catalog))
+
+
+class LinkEnds(Mapping[str, tuple[CageEnd, CageEnd]]):
+    """Every link's (a, b) cage ends by link id, in link order, made as they are read.
+
+    A 131,072-GPU job reads the ends of a few thousand links (its fibre plant, the cable
+    check's first cable of each kind) of 393,216: those are made one by one from the design's
+    ``link_table``; past ``BULK_AFTER`` of them every record is made at once (``every``), as
+    a caller walking all links needs. A record is the same either way (``tests/test_link_arrays.py``)."""
+
+    def __init__(self, table: LinkTable) -> None:
+        self._table = table
+        self._made: dict[str, tuple[CageEnd, CageEnd]] = {}
+        self._every: dict[str, tuple[CageEnd, CageEnd]] | None = None
+
+    def __getitem__(self, link_id: str) -> tuple[CageEnd, CageEnd]:
+        if self._every is not None:
+            return self._every[link_id]
+        pair = self._made.get(link_id)
+        if pair is None:
+            table = self._table
+            row = table.row[link_id]  # KeyError for a link not in the design, as a dict
+            pair = self._made[link_id] = (
+                _record(table, table.a, row),
+                _record(table, table.b, row),
+            )
+            if len(self._made) >= max(BULK_AFTER, len(table.ids) // 8):
+                self.every()
+        return pair
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table.row)
+
+    def __len__(self) -> int:
+        return len(self._table.row)
+
+    def __contains__(self, link_id: object) -> bool:
+        return link_id in self._table.row
+
+    def items(self) -> ItemsView[str, tuple[CageEnd, CageEnd]]:
+        return self.every().items()
+
+    def values(self) -> ValuesView[tuple[CageEnd, CageEnd]]:
+        return self.every().values()
+
+    def every(self) -> dict[str, tuple[CageEnd, CageEnd]]:
+        """Every link's ends, made once in one pass (callers only read the dict)."""
+        if self._every is None:
+            self._every = _all_records(self._table)
+        return self._every
+
+
+def every_end(
+    ends: Mapping[str, tuple[CageEnd, CageEnd]],
+) -> Mapping[str, tuple[CageEnd, CageEnd]]:
+    """``ends`` with every record made (one pass), for a caller about to read every link."""
+    return ends.every() if isinstance(ends, LinkEnds) else ends
+
+
+def _record(table: LinkTable, side: EndArrays, row: int) -> CageEnd:
+    """One end's record, read off the table's columns (what ``_all_records`` makes for it)."""
+    device = table.devices[int(side.device[row])]
+    cage = int(side.cage[row])
+    shape = table.shapes[int(side.shape[row])]
+    fields = (
+        device,
+        cage,
+        int(side.slot[row]),
+        shape[0],
+        int(side.ports_per_cage[row]),
+        shape[2],
+        shape[3],
+        (device, cage),
+    )
+    return tuple.__new__(CageEnd, fields)
+
+
+def _all_records(table: LinkTable) -> dict[str, tuple[CageEnd, CageEnd]]:
     """The records of the design's ``link_table``, each built from its columns in C (``zip``
     of the columns, ``tuple.__new__`` of each row: the key is the row's device and cage).
 
     The names a column reads (device; form factor, maker and lanes by shape) are taken from
     object arrays by index, which builds each list in C without a call per link."""
     import numpy as np
-
-    from railplan.design.link_table import link_table  # numpy loads here
-
-    table = link_table(design, catalog)
 
     def objects(values: Sequence[object]) -> np.ndarray:
         out = np.empty(len(values), dtype=object)

@@ -22,7 +22,7 @@ from railplan.array_groups import sort_groups
 from railplan.catalog import Cable, Catalog, Transceiver
 from railplan.design import Cable as CableRow
 from railplan.design import Design
-from railplan.design.ends import CageEnd
+from railplan.design.ends import CageEnd, every_end
 from railplan.design.link_table import LinkTable, link_table
 from railplan.physical.media_assign import LinkRun, components
 from railplan.physical.physical_ids import instance_key
@@ -189,7 +189,7 @@ def items(
         link_row = direct_rows
         by_name = True  # physical ids: strings, grouped by sorting
     else:
-        inferred = _inferred(direct, catalog, ends)
+        inferred = _inferred(direct, catalog, every_end(ends))
         keys = list(inferred)
         media = [item.part.id for item in inferred.values()]
         links = [item.link for item in inferred.values()]

@@ -13,6 +13,7 @@ import numpy as np
 
 from railplan.catalog import Catalog
 from railplan.design import Cable, Design, Link, PatchPanel, Placement, PlantSegment
+from railplan.design.ends import every_end
 from railplan.design.link_table import LinkTable, link_columns, link_table
 from railplan.physical import media
 from railplan.physical.floor import End, Floor, node_slots, switch_units
@@ -340,7 +341,7 @@ def _numbering(limit: int) -> Callable[[], str]:
 
 def transceivers_per_cage(design: Design, catalog: Catalog) -> dict[str, int]:
     """Transceivers by part id counted once per cage (a twin-port module serves two links)."""
-    ends = media.link_ends(design, catalog)
+    ends = every_end(media.link_ends(design, catalog))  # read for every cable
     seen: dict[tuple[str, int], str] = {}
     for cable in design.cables:
         a, b = ends[cable.link_id]

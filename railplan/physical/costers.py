@@ -9,6 +9,7 @@ import numpy as np
 
 from railplan.catalog import LENGTH_EPS_M, Catalog
 from railplan.design import Design, Link
+from railplan.design.ends import every_end
 from railplan.errors import InfeasibleError, SpecError
 from railplan.physical import media
 from railplan.physical.media_design import shape_of, structure
@@ -188,7 +189,7 @@ class PowerCoster:
 
     def __init__(self, design: Design, catalog: Catalog) -> None:
         self.catalog = catalog
-        self.ends = media.link_ends(design, catalog)
+        self.ends = every_end(media.link_ends(design, catalog))  # read for every link
         self._memo: dict[tuple[Hashable, float], float] = {}
 
     def key(self, link: Link) -> Hashable:

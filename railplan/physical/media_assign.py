@@ -24,7 +24,7 @@ from typing import NamedTuple, NoReturn, overload
 
 from railplan.catalog import Catalog
 from railplan.design import Design, Link
-from railplan.design.ends import CageEnd, link_ends, link_protocols
+from railplan.design.ends import CageEnd, every_end, link_ends, link_protocols
 from railplan.design.link_table import link_table
 from railplan.errors import InfeasibleError
 from railplan.physical.media_plans import (
@@ -377,7 +377,7 @@ def design_runs(
     """
     if lengths_m is None and not fibre and not direct:  # the structure's runs
         return structure_runs(design, catalog).every()
-    ends = link_ends(design, catalog)
+    ends = every_end(link_ends(design, catalog))  # read for every link
     protocols = link_protocols(design, catalog)
     _nic_runs(design, catalog, set(protocols.values()))
     runs = []
@@ -464,7 +464,7 @@ class DesignRuns(Sequence[LinkRun]):
         """Every run, made once in one pass in C."""
         if self._every is None:
             ids = self._ids
-            pairs = list(map(self._ends.__getitem__, ids))
+            pairs = list(map(every_end(self._ends).__getitem__, ids))
             rows = zip(
                 ids,
                 map(_RATE, self._links),

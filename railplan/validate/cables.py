@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from railplan.catalog import LENGTH_EPS_M, Cable, Catalog, Transceiver, cage_accepts
 from railplan.design import Cable as CableRow
 from railplan.design import Design
-from railplan.design.ends import CageEnd, link_ends, link_protocols
+from railplan.design.ends import CageEnd, every_end, link_ends, link_protocols
 from railplan.validate.plant import check_plant
 
 #: the last design checked, its catalog and the answer: a design is immutable, so the bill
@@ -45,7 +45,7 @@ def _check_cables(design: Design, catalog: Catalog) -> list[str]:
     if len(design.cables) < ARRAYS_FROM_CABLES or not _sound(
         design, catalog, ends, protocols, plant_links
     ):
-        out = _walk(design, catalog, ends, protocols, plant_links)
+        out = _walk(design, catalog, every_end(ends), protocols, plant_links)
     if design.segments or design.panels:
         out.extend(check_plant(design, catalog, ends, protocols))
     return out
