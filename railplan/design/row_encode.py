@@ -52,9 +52,10 @@ def encode_rows(items: tuple[Any, ...], owner: type, sparse: Iterable[str]) -> s
         return None
     if not data.isascii() or b"\\" in data or b"\x7f" in data:
         return None
-    if data.count(b"},{") != len(items) - 1:
+    rows = data[1:-1].replace(b"},{", b"},\n{")
+    if len(rows) - (len(data) - 2) != len(items) - 1:  # one "},{" between each two rows, no other
         return None
-    return data[1:-1].replace(b"},{", b"},\n{").decode()
+    return rows.decode()
 
 
 @cache

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from railplan.slot_init import slot_init
 
+_KIND = attrgetter("kind")
 ROLE_TIER = {"leaf": 1, "tor": 1, "leaf-a": 1, "leaf-b": 1, "rail": 1, "spine": 2, "core": 3}
 #: ``device-leaf``: an attached device (e.g. a fabric-manager appliance) on reserved leaf ports
 LINK_KINDS = ("node-leaf", "leaf-spine", "spine-core", "leaf-leaf", "device-leaf")
@@ -358,8 +361,8 @@ class Design:
     def link_counts(self) -> dict[str, int]:
         """Links per kind: ``{"node_leaf", "leaf_spine", "spine_core", "leaf_leaf"}``."""
         counts = {k.replace("-", "_"): 0 for k in LINK_KINDS}
-        for link in self.links:
-            counts[link.kind.replace("-", "_")] += 1
+        for kind, n in Counter(map(_KIND, self.links)).items():  # counted in C
+            counts[kind.replace("-", "_")] += n  # KeyError for a kind no fabric has
         return counts
 
     def switch_by_id(self) -> dict[str, Switch]:

@@ -140,7 +140,13 @@ class Floor:
         )
         up = (tray - ha[apart]) + (tray - hb[apart])
         out[apart] = up + runs[which.reshape(-1)] + slack
-        return [round(x, 3) for x in out.tolist()]
+        # Python's round, once per distinct length (a floor has few): the same floats; a zero
+        # keeps its own sign (unique takes -0.0 and 0.0 for one value)
+        distinct, at = np.unique(out, return_inverse=True)
+        rounded = np.array([round(x, 3) for x in distinct.tolist()], dtype=float)[at.reshape(-1)]
+        zero = out == 0
+        rounded[zero] = out[zero]
+        return rounded.tolist()
 
 
 def _no_tray(rack_a: str, rack_b: str) -> str:
