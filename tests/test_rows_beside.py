@@ -36,6 +36,22 @@ def every_list(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pids of the children forked while the test runs (recorded in the parent)."""
+    pids: list[int] = []
+    real = os.fork
+
+    def fork() -> int:
+        pid = real()
+        if pid:
+            pids.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", fork)
+    return pids
+
+
+@pytest.fixture
 def encoders(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """A file where every process that encodes a row list notes its pid and the list's id (the
     forked child writes to it too: its objects have the parent's ids)."""
@@ -64,14 +80,16 @@ def test_the_child_encodes_the_links_the_writer_takes(
     assert links and os.getpid() not in links  # only the child encoded them
 
 
-def test_another_tuple_is_encoded_by_the_writer(design: Design, every_list: None) -> None:
+def test_another_tuple_is_encoded_by_the_writer(
+    design: Design, every_list: None, forks: list[int]
+) -> None:
     plain = design_to_json(design)
     design_io.rows_text_beside(tuple(list(design.links)))  # equal rows, another object
     assert design_to_json(design) == plain
     assert design_io._BESIDE  # not taken: it was not this design's tuple
     design_io.release_beside()
     assert not design_io._BESIDE
-    _no_child_left()
+    _reaped(forks)
 
 
 def test_without_fork_the_parent_encodes(
@@ -115,7 +133,7 @@ def test_the_same_rows_as_a_replaced_design(design: Design, every_list: None) ->
 
 
 def test_a_refused_layout_leaves_no_encoding_child(
-    cli, tmp_path: Path, every_list: None, encoders: Path
+    cli, tmp_path: Path, every_list: None, encoders: Path, forks: list[int]
 ) -> None:
     spec = tmp_path / "spec.yaml"
     spec.write_text(
@@ -130,10 +148,12 @@ def test_a_refused_layout_leaves_no_encoding_child(
         int(p) != os.getpid() for p, _ in map(str.split, encoders.read_text().split("\n")[:-1])
     )
     assert not design_io._BESIDE
-    _no_child_left()
+    _reaped(forks)
 
 
-def _no_child_left() -> None:
-    if hasattr(os, "fork"):
+def _reaped(pids: list[int]) -> None:
+    """Every child forked during the test was waited for (none is left running or a zombie)."""
+    assert pids
+    for pid in pids:
         with pytest.raises(ChildProcessError):
-            os.waitpid(-1, os.WNOHANG)
+            os.waitpid(pid, os.WNOHANG)
