@@ -3,12 +3,19 @@ reads many links gets the bulk pass, and the mapping behaves as the dict it stan
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import railplan.design.ends as ends_module
 from railplan.catalog import load_catalog
 from railplan.design import Design
-from railplan.design.ends import LinkEnds, _all_records
+from railplan.design.ends import (
+    LinkEnds,
+    _all_records,
+    _link_protocols,
+    protocol_column,
+    protocols_present,
+)
 from railplan.design.link_table import link_table
 from tests.test_link_arrays import DESIGNS, laid_out
 
@@ -57,3 +64,22 @@ def _gb200() -> Design:
     spec = load_spec(EXAMPLES / "gb200-nvl72-576.yaml")
     catalog = load_catalog()
     return complete(plan(spec, catalog), spec, catalog, time_limit_s=0.5)[0]
+
+
+@pytest.mark.parametrize("name", DESIGNS)
+def test_protocols_by_row_answer_as_the_dict(name: str) -> None:
+    design, catalog = laid_out(name), load_catalog()
+    table = link_table(design, catalog)
+    protocols = _link_protocols(design, catalog)
+    want = protocols.every()
+    assert [protocols[i] for i in table.ids] == [want[i] for i in table.ids]
+    assert protocol_column(protocols, table.ids) == [want[i] for i in table.ids]
+    assert protocol_column(dict(want), table.ids) == [want[i] for i in table.ids]
+    assert protocols_present(protocols) == set(want.values()) == protocols_present(dict(want))
+    assert dict(protocols.items()) == want and len(protocols) == len(want)
+    assert "NO-SUCH-LINK" not in protocols and protocols.get("NO-SUCH-LINK") is None
+    # the codes the cable check groups by order the rows as their names do
+    names = [protocols.names[c] for c in protocols.codes.tolist()]
+    assert np.array_equal(
+        np.argsort(protocols.codes, kind="stable"), np.argsort(names, kind="stable")
+    )

@@ -11,6 +11,8 @@ from railplan.design.memo import by_identity
 from railplan.design.types import Design
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from railplan.design.link_table import EndArrays, LinkTable
 
 
@@ -203,10 +205,10 @@ def _all_records(table: LinkTable) -> dict[str, tuple[CageEnd, CageEnd]]:
     return dict(zip(table.ids, zip(records(table.a), records(table.b), strict=True), strict=True))
 
 
-_PROTOCOLS: dict[tuple[int, ...], tuple[tuple[object, ...], dict[str, str]]] = {}
+_PROTOCOLS: dict[tuple[int, ...], tuple[tuple[object, ...], LinkProtocols]] = {}
 
 
-def link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
+def link_protocols(design: Design, catalog: Catalog) -> LinkProtocols:
     """The protocol of every link: the one its switches run ("" for a link between two nodes).
 
     Remembered like ``link_ends`` (by the objects it reads); callers only read the answer."""
@@ -214,7 +216,74 @@ def link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
     return by_identity(_PROTOCOLS, held, lambda: _link_protocols(design, catalog))
 
 
-def _link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
+class LinkProtocols(Mapping[str, str]):
+    """Every link's protocol by link id, in link order, kept as one number per link-table row
+    (``codes``, indexing ``names``): a job reads a few links' protocols by id and the rest as
+    a column (``column``, ``present``), so no dict of 393,216 entries is made."""
+
+    def __init__(self, table: LinkTable, codes: np.ndarray, names: tuple[str, ...]) -> None:
+        self._table, self.codes, self.names = table, codes, names
+        self._every: dict[str, str] | None = None
+
+    def __getitem__(self, link_id: str) -> str:
+        return self.names[int(self.codes[self._table.row[link_id]])]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table.row)
+
+    def __len__(self) -> int:
+        return len(self._table.row)
+
+    def __contains__(self, link_id: object) -> bool:
+        return link_id in self._table.row
+
+    def items(self) -> ItemsView[str, str]:
+        return self.every().items()
+
+    def values(self) -> ValuesView[str]:
+        return self.every().values()
+
+    def every(self) -> dict[str, str]:
+        """Every link's protocol by id, made once (callers only read the dict)."""
+        if self._every is None:
+            self._every = dict(zip(self._table.ids, self.column(), strict=True))
+        return self._every
+
+    def column(self) -> list[str]:
+        """The protocol of each link-table row, in row (link) order."""
+        import numpy as np
+
+        named = np.empty(len(self.names), dtype=object)
+        named[:] = self.names
+        return named[self.codes].tolist()  # names read in C
+
+    def present(self) -> set[str]:
+        """The protocols some link runs."""
+        import numpy as np
+
+        return {self.names[c] for c in np.unique(self.codes).tolist()}
+
+
+def protocol_column(protocols: Mapping[str, str], ids: Sequence[str]) -> list[str]:
+    """The protocol of each link named in ``ids`` (a column when ``protocols`` is the
+    ``LinkProtocols`` of those very links in their order)."""
+    if (
+        isinstance(protocols, LinkProtocols)
+        and protocols._table.ids is ids
+        and len(protocols._table.row) == len(ids)  # no id twice: each row is its id's
+    ):
+        return protocols.column()
+    return list(map(protocols.__getitem__, ids))
+
+
+def protocols_present(protocols: Mapping[str, str]) -> set[str]:
+    """The protocols some link of ``protocols`` runs."""
+    if isinstance(protocols, LinkProtocols):
+        return protocols.present()
+    return set(protocols.values())
+
+
+def _link_protocols(design: Design, catalog: Catalog) -> LinkProtocols:
     """Over the link table: each device's protocol (its switch model's; none for a node or an
     attached device), read at the b end, else at the a end."""
     import numpy as np
@@ -236,6 +305,5 @@ def _link_protocols(design: Design, catalog: Catalog) -> dict[str, str]:
     at_b = of_device[table.b.device] if len(table) else np.zeros(0, np.int64)
     at_a = of_device[table.a.device] if len(table) else np.zeros(0, np.int64)
     picked = np.where(at_b >= 0, at_b, np.maximum(at_a, 0))
-    named = np.empty(len(names), dtype=object)
-    named[:] = names
-    return dict(zip(table.ids, named[picked].tolist(), strict=True))  # names read in C
+    picked.setflags(write=False)
+    return LinkProtocols(table, picked, tuple(names))

@@ -24,7 +24,14 @@ from typing import NamedTuple, NoReturn, overload
 
 from railplan.catalog import Catalog
 from railplan.design import Design, Link
-from railplan.design.ends import CageEnd, every_end, link_ends, link_protocols
+from railplan.design.ends import (
+    CageEnd,
+    every_end,
+    link_ends,
+    link_protocols,
+    protocol_column,
+    protocols_present,
+)
 from railplan.design.link_table import link_table
 from railplan.errors import InfeasibleError
 from railplan.physical.media_plans import (
@@ -378,7 +385,7 @@ def design_runs(
     if lengths_m is None and not fibre and not direct:  # the structure's runs
         return structure_runs(design, catalog).every()
     ends = every_end(link_ends(design, catalog))  # read for every link
-    protocols = link_protocols(design, catalog)
+    protocols = link_protocols(design, catalog).every()
     _nic_runs(design, catalog, set(protocols.values()))
     runs = []
     for link in design.links:
@@ -418,7 +425,7 @@ def structure_runs(design: Design, catalog: Catalog) -> DesignRuns:
     """
     ends = link_ends(design, catalog)
     protocols = link_protocols(design, catalog)
-    _nic_runs(design, catalog, set(protocols.values()))
+    _nic_runs(design, catalog, protocols_present(protocols))
     return DesignRuns(design.links, link_table(design, catalog).ids, ends, protocols)
 
 
@@ -472,7 +479,7 @@ class DesignRuns(Sequence[LinkRun]):
                 map(_FIRST, pairs),
                 map(_SECOND, pairs),
                 repeat(""),
-                map(self._protocols.__getitem__, ids),
+                protocol_column(self._protocols, ids),
                 repeat(False),
             )
             # each row made a LinkRun by tuple.__new__ (the named tuple's own __new__ is Python)
@@ -482,9 +489,7 @@ class DesignRuns(Sequence[LinkRun]):
     def columns(self) -> tuple[list[int], list[str]]:
         """Every run's speed and protocol, read off the links without making the runs."""
         speeds = list(map(_RATE, self._links))
-        if tuple(self._protocols) == self._ids:  # keyed in link order: read in that order
-            return speeds, list(self._protocols.values())
-        return speeds, list(map(self._protocols.__getitem__, self._ids))
+        return speeds, protocol_column(self._protocols, self._ids)
 
 
 def run_columns(runs: Sequence[LinkRun]) -> tuple[list[int], list[str]]:

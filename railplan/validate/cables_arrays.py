@@ -19,6 +19,7 @@ from railplan.array_groups import numbers_of, sort_groups, string_codes
 from railplan.catalog import Catalog
 from railplan.design import Design
 from railplan.design.cable_rows import cable_rows
+from railplan.design.ends import LinkProtocols, protocol_column
 from railplan.design.link_table import link_table
 
 _LENGTH, _MEDIA = attrgetter("length_m"), attrgetter("media")
@@ -47,7 +48,11 @@ def sound(
     values = list(map(_MEDIA, cables)) + list(map(_NAMES[0], cables)) + list(map(_NAMES[1], cables))
     code_of = {v: i for i, v in enumerate(sorted(set(values)))}
     code = np.fromiter(map(code_of.__getitem__, values), np.int64, 3 * n)
-    by_row = string_codes(list(map(protocols.__getitem__, table.ids)))
+    by_row = (  # the protocol of each row, as a number
+        protocols.codes
+        if isinstance(protocols, LinkProtocols) and len(table.row) == len(table.ids)
+        else string_codes(protocol_column(protocols, table.ids))
+    )
     plant = np.zeros(n, np.int64)
     if plant_links:  # a cable's link is in the plant when its row is a plant link's
         in_plant = np.zeros(len(table), np.int64)
