@@ -15,6 +15,7 @@ from operator import itemgetter
 from railplan.design import Cable, Design, Link, Placement, PlantSegment, Switch
 from railplan.errors import DesignFileError
 from railplan.safe_text import FORMULA_STARTS, csv_pieces, neutralise, to_csv
+from railplan.slot_init import slot_init
 
 COLUMNS = (
     "cable_id",
@@ -43,7 +44,8 @@ COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
+@slot_init  # two per cable (786,432 at 131,072 GPUs): see railplan/slot_init.py
+@dataclass(frozen=True, slots=True)
 class CableEnd:
     """One end of a cable as a technician finds it: rack, U, device and port name."""
 
@@ -53,7 +55,8 @@ class CableEnd:
     port: str
 
 
-@dataclass(frozen=True)
+@slot_init
+@dataclass(frozen=True, slots=True)
 class ScheduleRow:
     """A cable with its link and both ends resolved."""
 
