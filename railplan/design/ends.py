@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
 from itertools import repeat
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from railplan.catalog import Catalog
 from railplan.design.memo import by_identity
@@ -93,7 +93,35 @@ def _link_ends(design: Design, catalog: Catalog) -> LinkEnds:
     return LinkEnds(link_table(design, catalog))
 
 
-class LinkEnds(Mapping[str, tuple[CageEnd, CageEnd]]):
+V = TypeVar("V")
+
+
+class _ByLinkRow(Mapping[str, V]):
+    """A mapping of link id to a value kept per link-table row: keyed, ordered and sized as
+    the table's ``row`` (the dict it stands for); its items and values are ``every()``'s."""
+
+    _table: LinkTable
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table.row)
+
+    def __len__(self) -> int:
+        return len(self._table.row)
+
+    def __contains__(self, link_id: object) -> bool:
+        return link_id in self._table.row
+
+    def items(self) -> ItemsView[str, V]:
+        return self.every().items()
+
+    def values(self) -> ValuesView[V]:
+        return self.every().values()
+
+    def every(self) -> dict[str, V]:
+        raise NotImplementedError
+
+
+class LinkEnds(_ByLinkRow[tuple[CageEnd, CageEnd]]):
     """Every link's (a, b) cage ends by link id, in link order, made as they are read.
 
     A 131,072-GPU job reads the ends of a few thousand links (its fibre plant, the cable
@@ -120,21 +148,6 @@ class LinkEnds(Mapping[str, tuple[CageEnd, CageEnd]]):
             if len(self._made) >= max(BULK_AFTER, len(table.ids) // 8):
                 self.every()
         return pair
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._table.row)
-
-    def __len__(self) -> int:
-        return len(self._table.row)
-
-    def __contains__(self, link_id: object) -> bool:
-        return link_id in self._table.row
-
-    def items(self) -> ItemsView[str, tuple[CageEnd, CageEnd]]:
-        return self.every().items()
-
-    def values(self) -> ValuesView[tuple[CageEnd, CageEnd]]:
-        return self.every().values()
 
     def every(self) -> dict[str, tuple[CageEnd, CageEnd]]:
         """Every link's ends, made once in one pass (callers only read the dict)."""
@@ -216,7 +229,7 @@ def link_protocols(design: Design, catalog: Catalog) -> LinkProtocols:
     return by_identity(_PROTOCOLS, held, lambda: _link_protocols(design, catalog))
 
 
-class LinkProtocols(Mapping[str, str]):
+class LinkProtocols(_ByLinkRow[str]):
     """Every link's protocol by link id, in link order, kept as one number per link-table row
     (``codes``, indexing ``names``): a job reads a few links' protocols by id and the rest as
     a column (``column``, ``present``), so no dict of 393,216 entries is made."""
@@ -227,21 +240,6 @@ class LinkProtocols(Mapping[str, str]):
 
     def __getitem__(self, link_id: str) -> str:
         return self.names[int(self.codes[self._table.row[link_id]])]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._table.row)
-
-    def __len__(self) -> int:
-        return len(self._table.row)
-
-    def __contains__(self, link_id: object) -> bool:
-        return link_id in self._table.row
-
-    def items(self) -> ItemsView[str, str]:
-        return self.every().items()
-
-    def values(self) -> ValuesView[str]:
-        return self.every().values()
 
     def every(self) -> dict[str, str]:
         """Every link's protocol by id, made once (callers only read the dict)."""
