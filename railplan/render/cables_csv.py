@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from itertools import chain
 from operator import itemgetter
 
 from railplan.design import Cable, Design, Link, Placement, PlantSegment, Switch
@@ -137,39 +136,11 @@ def render(design: Design) -> str:
     return "".join(render_pieces(design))
 
 
-#: cables from which the second half of the schedule is rendered in a forked child
-SPLIT_FROM_CABLES = 50_000
-
-
 def render_pieces(design: Design) -> Iterator[str]:
     """``render``'s text in pieces, a block of rows at a time, each made as the writer asks
-    for it (``cables -o`` writes one while the next is made; the whole text is never held).
-
-    A big schedule's second half is rendered meanwhile in a forked child
-    (``railplan.forked.in_child``) and comes as one piece after the first half: a row's line
-    depends on its own cells only, so the two halves joined are the whole text (a child that
-    fails has the parent render its half)."""
-    ordered = schedule(design)  # (a design without cables is refused here, before a piece
-    # is asked for)
-    if len(ordered) < SPLIT_FROM_CABLES:
-        return csv_pieces(COLUMNS, _rows(design, ordered))
-    from railplan.forked import in_child
-
-    half = len(ordered) // 2
-    later = in_child(lambda: ("".join(_body(design, ordered[half:])).encode(), 0))
-    return chain(csv_pieces(COLUMNS, _rows(design, ordered[:half])), _taken(later))
-
-
-def _body(design: Design, ordered: list[ScheduleRow]) -> Iterator[str]:
-    """The rows of ``ordered`` as CSV lines, without the header line."""
-    pieces = csv_pieces(COLUMNS, _rows(design, ordered))
-    next(pieces)  # the header
-    return pieces
-
-
-def _taken(later: Callable[[], tuple[bytes, int]]) -> Iterator[str]:
-    """The text a child rendered, as one piece when the writer asks for it."""
-    yield later()[0].decode()
+    for it (``cables -o`` writes one while the next is made; the whole text is never held)."""
+    return csv_pieces(COLUMNS, _rows(design, schedule(design)))  # (a design without cables
+    # is refused here, before a piece is asked for)
 
 
 def _rows(design: Design, ordered: list[ScheduleRow]) -> Iterator[tuple[object, ...]]:
