@@ -6,6 +6,8 @@ many distinct values here, so the passes group by a stable sort of their key col
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 
@@ -35,6 +37,12 @@ def numbers_of(order: np.ndarray, starts: np.ndarray) -> np.ndarray:
 def group_numbers(*columns: np.ndarray) -> np.ndarray:
     """Each row's group: equal rows share a number, groups numbered 0, 1, ... in sorted order."""
     return numbers_of(*sort_groups(*columns))
+
+
+def object_array(values: Sequence[object]) -> np.ndarray:
+    """``values`` as a one-dimensional object array, each value one element (a tuple too),
+    filled in C; indexing it with rows reads the values without a call per row."""
+    return np.fromiter(values, dtype=object, count=len(values))
 
 
 def string_codes(values: list[str]) -> np.ndarray:

@@ -29,3 +29,12 @@ def test_rows_sorted_stably_and_runs_of_equal_rows_found(rows: list[tuple[int, i
 def test_string_codes_number_the_sorted_distinct_values(values: list[str]) -> None:
     distinct = sorted(set(values))
     assert string_codes(values).tolist() == [distinct.index(v) for v in values]
+
+
+def test_object_array_keeps_each_value_one_element() -> None:
+    from railplan.array_groups import object_array
+
+    values = ["a", (400, 200), (), "b"]
+    out = object_array(values)
+    assert out.shape == (4,) and out.dtype == object and out.tolist() == values
+    assert object_array([]).shape == (0,)

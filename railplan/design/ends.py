@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
 from itertools import repeat
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
@@ -117,8 +118,9 @@ class _ByLinkRow(Mapping[str, V]):
     def values(self) -> ValuesView[V]:
         return self.every().values()
 
+    @abstractmethod
     def every(self) -> dict[str, V]:
-        raise NotImplementedError
+        """Every link's value by id, as one dict made once (callers only read it)."""
 
 
 class LinkEnds(_ByLinkRow[tuple[CageEnd, CageEnd]]):
@@ -127,7 +129,8 @@ class LinkEnds(_ByLinkRow[tuple[CageEnd, CageEnd]]):
     A 131,072-GPU job reads the ends of a few thousand links (its fibre plant, the cable
     check's first cable of each kind) of 393,216: those are made one by one from the design's
     ``link_table``; past ``BULK_AFTER`` of them every record is made at once (``every``), as
-    a caller walking all links needs. A record is the same either way (``tests/test_link_arrays.py``)."""
+    a caller walking all links needs. A record is the same either way
+    (``tests/test_link_ends_lazy.py``)."""
 
     def __init__(self, table: LinkTable) -> None:
         self._table = table
@@ -187,16 +190,11 @@ def _all_records(table: LinkTable) -> dict[str, tuple[CageEnd, CageEnd]]:
 
     The names a column reads (device; form factor, maker and lanes by shape) are taken from
     object arrays by index, which builds each list in C without a call per link."""
-    import numpy as np
+    from railplan.array_groups import object_array  # numpy loads here
 
-    def objects(values: Sequence[object]) -> np.ndarray:
-        out = np.empty(len(values), dtype=object)
-        for i, v in enumerate(values):  # one by one: a tuple of lanes stays one element
-            out[i] = v
-        return out
-
-    devices = objects(table.devices)
-    fields = [objects([s[i] for s in table.shapes]) for i in (0, 2, 3)]  # form factor, maker, lanes
+    devices = object_array(table.devices)
+    # form factor, maker and lanes by shape (a tuple of lanes stays one element)
+    fields = [object_array([s[i] for s in table.shapes]) for i in (0, 2, 3)]
 
     def records(side: EndArrays) -> list[CageEnd]:
         device = devices[side.device].tolist()
@@ -249,11 +247,9 @@ class LinkProtocols(_ByLinkRow[str]):
 
     def column(self) -> list[str]:
         """The protocol of each link-table row, in row (link) order."""
-        import numpy as np
+        from railplan.array_groups import object_array
 
-        named = np.empty(len(self.names), dtype=object)
-        named[:] = self.names
-        return named[self.codes].tolist()  # names read in C
+        return object_array(self.names)[self.codes].tolist()  # names read in C
 
     def present(self) -> set[str]:
         """The protocols some link runs."""

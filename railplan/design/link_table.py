@@ -12,7 +12,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from railplan.array_groups import numbers_of, sort_groups
+from railplan.array_groups import numbers_of, object_array, sort_groups
 from railplan.catalog import Catalog
 from railplan.design.memo import by_identity
 from railplan.design.types import Design, Link
@@ -73,9 +73,7 @@ class LinkColumns:
     @cached_property
     def id_array(self) -> np.ndarray:
         """``ids`` as an object array (a permutation of the links reads their ids from it)."""
-        out = np.empty(len(self.ids), dtype=object)
-        out[:] = self.ids
-        return out
+        return object_array(self.ids)
 
     @cached_property
     def plane(self) -> np.ndarray:

@@ -10,6 +10,7 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
+from railplan.array_groups import object_array
 from railplan.design import Design, Link, Switch
 from railplan.design.link_table import LinkColumns
 from railplan.spec.labels import LabelTemplate
@@ -269,8 +270,8 @@ class EndLabels:
             offset=np.fromiter(map(start.__getitem__, map(id, tables)), np.int64, len(tables)),
             ports=np.fromiter(map(len, tables), np.int64, len(tables)),
             names=names,
-            heads=_objects(heads),
-            tails=_objects(tails) if any(tails) else None,
+            heads=object_array(heads),
+            tails=object_array(tails) if any(tails) else None,
         )
         if isinstance(devices, tuple):  # what cannot change under it
             self._held = (devices, out)
@@ -287,12 +288,6 @@ class _DeviceColumns(NamedTuple):
     names: np.ndarray
     heads: np.ndarray
     tails: np.ndarray | None
-
-
-def _objects(values: list[str]) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
 
 
 def _around_formats(template: LabelTemplate) -> tuple[str, str]:
