@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from railplan.catalog import Catalog, load_catalog
 from railplan.design import Design
-from railplan.errors import RailplanError
 from railplan.validate.cables import check_cables
 from railplan.validate.families import (
     matrix_bipartite,
@@ -165,14 +164,12 @@ def _link_rows(design: Design, catalog: Catalog | None) -> tuple[int | None, np.
     design whose devices the catalog does not know: the rule then hashes the ids itself)."""
     if not design.cables:
         return None, None
-    from railplan.design.cable_rows import cable_rows  # numpy loads here
-    from railplan.design.link_table import link_table
+    from railplan.design.cable_rows import table_and_rows  # numpy loads here
 
-    try:
-        catalog = catalog or load_catalog()
-        return len(link_table(design, catalog).row), cable_rows(design, catalog)
-    except (KeyError, IndexError, ValueError, RailplanError):
+    found = table_and_rows(design, catalog or load_catalog())
+    if found is None:
         return None, None
+    return len(found[0].row), found[1]
 
 
 __all__ = ["check", "check_cables", "promise_sound", "settle_promise", "wiring_known_sound"]

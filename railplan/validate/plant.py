@@ -19,7 +19,6 @@ from railplan.catalog import LENGTH_EPS_M, Cable, Catalog, Transceiver
 from railplan.design import Cable as CableRow
 from railplan.design import Design, Link, PlantSegment
 from railplan.design.ends import CageEnd
-from railplan.errors import RailplanError
 
 MAX_PLANT_PROBLEMS = 20
 _LINK_ID, _ID = attrgetter("link_id"), attrgetter("id")
@@ -83,18 +82,15 @@ def _plant_cables_and_links(
     design has a table, else filtered by id in C (a plant is a few per cent of the links)."""
     import numpy as np
 
-    from railplan.design.cable_rows import cable_rows  # numpy loads here
-    from railplan.design.link_table import link_table
+    from railplan.design.cable_rows import table_and_rows  # numpy loads here
 
-    try:
-        table = link_table(design, catalog)
-        rows = cable_rows(design, catalog)
-    except (KeyError, IndexError, ValueError, RailplanError):
+    found = table_and_rows(design, catalog)
+    if found is None:
         wanted = pieces.__contains__
         by_link = compress(design.cables, map(wanted, map(_LINK_ID, design.cables)))
         kept = compress(design.links, map(wanted, map(_ID, design.links)))
         return {c.link_id: c for c in by_link}, {lk.id: lk for lk in kept}
-
+    table, rows = found
     known = sorted(r for r in map(table.row.get, pieces) if r is not None)
     in_plant = np.zeros(len(table) + 1, bool)  # the last: a cable of an unknown link (-1)
     in_plant[np.array(known, np.int64)] = True
