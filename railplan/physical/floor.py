@@ -98,7 +98,8 @@ class Floor:
         ix = self.trays.index
         a = np.array([ix[r] for r in racks_a], dtype=np.intp)
         b = np.array([ix[r] for r in racks_b], dtype=np.intp)
-        out = np.round(self.trays.runs_m(a, b), 6)
+        out = self.trays.runs_m(a, b)
+        np.round(out, 6, out=out)  # in place: the same floats, no second table
         if not np.isfinite(out).all():
             i, j = np.argwhere(~np.isfinite(out))[0]
             raise InfeasibleError(_no_tray(racks_a[i], racks_b[j]))

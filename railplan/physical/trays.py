@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     import networkx as nx
 
 Points = dict[str, tuple[float, float]]
+#: entries of one block of rows of ``runs_m`` (1 MB per array: its passes stay in cache)
+RUNS_BLOCK = 1 << 17
 
 
 def row_trays(racks: Sequence[Rack], layout: LayoutSpec) -> tuple[Points, list[tuple[str, str]]]:
@@ -93,22 +95,61 @@ class TrayTable:
     between: np.ndarray
 
     def runs_m(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Table ``len(a) x len(b)`` of runs from rack top to rack top (0 within a rack)."""
+        """Table ``len(a) x len(b)`` of runs from rack top to rack top (0 within a rack).
+
+        Each entry is ``min(along, (between + to_end_a) + to_end_b over both ends of each)``
+        (``along`` on a shared segment only), then ``+ drop_a + drop_b``, in that order: the
+        same floats as ``run_m``. Racks on one segment share its ends, so ``between`` is read
+        per segment pair; the min over a's two ends is taken before ``+ to_end_b`` (exact:
+        float addition is monotone) and the table is filled in blocks of rows that stay in
+        cache; the few pairs on one segment are then done entry by entry.
+        """
         a, b = np.asarray(a, dtype=np.intp), np.asarray(b, dtype=np.intp)
-        best = np.where(
-            self.segment[a][:, None] == self.segment[b][None, :],
-            np.abs(self.along_m[a][:, None] - self.along_m[b][None, :]),
-            np.inf,
-        )
+        seg_a, seg_b = self.segment[a], self.segment[b]
+        ends_a, in_a = _segment_ends(self.ends[a], seg_a)
+        ends_b, in_b = _segment_ends(self.ends[b], seg_b)
+        to_a, to_b = self.to_end_m[a], self.to_end_m[b]
+        drop_a, drop_b = self.drop_m[a], self.drop_m[b]
+        # between[x][y][i, j]: from end x of a's segment i to end y of b's segment j
+        between = [
+            [self.between[np.ix_(ends_a[:, x], ends_b[:, y])] for y in (0, 1)] for x in (0, 1)
+        ]
+        to_b_y = [np.ascontiguousarray(to_b[:, y]) for y in (0, 1)]
+        out = np.empty((len(a), len(b)))
+        step = max(1, RUNS_BLOCK // max(1, len(b)))
+        for start in range(0, len(a), step):
+            rows = slice(start, start + step)
+            block, seg = out[rows], in_a[rows]
+            for y in (0, 1):
+                via = between[0][y].take(seg, axis=0)
+                via += to_a[rows, 0, None]
+                other = between[1][y].take(seg, axis=0)
+                other += to_a[rows, 1, None]
+                np.minimum(via, other, out=via)
+                run = via.take(in_b, axis=1)
+                run += to_b_y[y]
+                if y == 0:
+                    block[...] = run
+                else:
+                    np.minimum(block, run, out=block)
+            block += drop_a[rows, None]
+            block += drop_b
+        i, j = _same_segment(seg_a, seg_b)
+        if len(i):
+            out[i, j] = self._pairs_m(a[i], b[j])
+        return out
+
+    def _pairs_m(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``run_m`` of each pair ``(a[k], b[k])`` of racks on one segment, with arrays."""
+        ends, to_end = self.ends, self.to_end_m
+        best = np.abs(self.along_m[a] - self.along_m[b])
         for x in (0, 1):
             for y in (0, 1):
-                via = self.between[np.ix_(self.ends[a, x], self.ends[b, y])]
-                via += self.to_end_m[a, x][:, None]
-                via += self.to_end_m[b, y][None, :]
-                np.minimum(best, via, out=best)
-        best += self.drop_m[a][:, None]
-        best += self.drop_m[b][None, :]
-        best[a[:, None] == b[None, :]] = 0.0
+                via = self.between[ends[a, x], ends[b, y]] + to_end[a, x]
+                np.minimum(best, via + to_end[b, y], out=best)
+        best += self.drop_m[a]
+        best += self.drop_m[b]
+        best[a == b] = 0.0
         return best
 
     def run_m(self, a: int, b: int) -> float:
@@ -124,6 +165,27 @@ class TrayTable:
                 via = float(to_end[a, x]) + float(between[ends[a, x], ends[b, y]])
                 best = min(best, via + float(to_end[b, y]))
         return float(self.drop_m[a]) + best + float(self.drop_m[b])
+
+
+def _segment_ends(ends: np.ndarray, segment: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The end points of each distinct segment (those of any rack on it) and each rack's
+    segment among them."""
+    distinct, inverse = np.unique(segment, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    first = np.empty(len(distinct), dtype=np.intp)
+    first[inverse] = np.arange(len(segment))
+    return ends[first].reshape(-1, 2), inverse
+
+
+def _same_segment(seg_a: np.ndarray, seg_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every ``(i, j)`` with ``seg_a[i] == seg_b[j]``, row by row."""
+    order = np.argsort(seg_b, kind="stable")
+    sorted_b = seg_b[order]
+    lo = np.searchsorted(sorted_b, seg_a, side="left")
+    count = np.searchsorted(sorted_b, seg_a, side="right") - lo
+    i = np.repeat(np.arange(len(seg_a)), count)
+    start = np.repeat(lo - (np.cumsum(count) - count), count)
+    return i, order[start + np.arange(len(i))]
 
 
 @dataclass(frozen=True)
