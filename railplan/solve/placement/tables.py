@@ -58,8 +58,8 @@ class CostTables:
     @cached_property
     def partners_by_matrix(self) -> list[list[tuple[np.ndarray | slice, int]]]:
         """``partners`` split by matrix: each group's (partners, matrix) for every matrix its
-        pairs use, so a move adds one matrix row to all of them (there are few matrices); a
-        run of consecutive partners as a slice (a view: updated in place, no gather)."""
+        pairs use, so a move adds one matrix row to all of them (there are few matrices); an
+        evenly stepped run of partners as a slice (a view: updated in place, no gather)."""
         out: list[list[tuple[np.ndarray | slice, int]]] = []
         for others, mats in self.partners:
             ms = np.unique(mats).tolist()
@@ -68,9 +68,14 @@ class CostTables:
 
 
 def _run(ids: np.ndarray) -> np.ndarray | slice:
-    """``ids`` as a slice when they are consecutive and increasing, else as they are."""
-    if len(ids) and (np.diff(ids) == 1).all():
-        return slice(int(ids[0]), int(ids[-1]) + 1)
+    """``ids`` as a slice when they step up evenly (consecutive, or every k-th as a core's
+    partners are), else as they are."""
+    if len(ids) == 1:
+        return slice(int(ids[0]), int(ids[0]) + 1)
+    if len(ids):
+        step = int(ids[1] - ids[0])
+        if step > 0 and (np.diff(ids) == step).all():
+            return slice(int(ids[0]), int(ids[-1]) + 1, step)
     return ids
 
 
