@@ -7,6 +7,7 @@ step is counted, never timed, so the same tables give the same placement on any 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -21,6 +22,8 @@ FULL_ARCS = 50_000
 KEEP_RACKS = 48
 #: rounds of moves and swaps between two role passes
 MAX_ROUNDS = 20
+#: runs of groups alike in units and power priced one by one in a round of moves (more: all at once)
+MAX_RUNS = 16
 
 
 @dataclass
@@ -214,16 +217,9 @@ def improve(state: State, classes: np.ndarray, max_rounds: int = MAX_ROUNDS) -> 
 
 def _moves(state: State) -> int:
     at, rows = state.at, state.rows
-    here = rows[np.arange(len(at)), at]
-    room = (state.room_u[None, :] >= state.units[:, None]) & (
-        state.room_w[None, :] + 1e-9 >= state.power_w[:, None]
-    )
-    # the least cost in a rack with room (first such rack on ties); only groups it would
-    # lower are moved, so where none has room the figure is never used
-    room &= rows < UNUSED
-    best = np.argmin(np.where(room, rows, UNUSED), axis=1)
-    delta = rows[np.arange(len(at)), best] - here
-    delta[~room[np.arange(len(at)), best]] = 0
+    best, cheapest = _cheapest_with_room(state)
+    # only groups a rack with room would lower are moved: no such rack (UNUSED), no gain
+    delta = np.where(cheapest < UNUSED, cheapest - rows[np.arange(len(at)), at], 0)
     done = 0
     for g in np.argsort(delta, kind="stable").tolist():
         if delta[g] >= 0:
@@ -233,6 +229,31 @@ def _moves(state: State) -> int:
             state.move(g, r)
             done += 1
     return done
+
+
+def _cheapest_with_room(state: State) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's least cost in a rack with room for it (the first such rack on ties) and
+    that rack; UNUSED or more where no rack has room at less than UNUSED.
+
+    Racks without room are priced at ``2 * UNUSED`` more, so any rack with room at less than
+    UNUSED is cheaper. A run of groups alike in units and power shares one row of room
+    (groups come role by role: few runs); many runs are priced together."""
+    rows, units, power = state.rows, state.units, state.power_w
+    k = len(units)
+    change = np.flatnonzero((units[1:] != units[:-1]) | (power[1:] != power[:-1])) + 1
+    bounds = [0, *change.tolist(), k] if len(change) < MAX_RUNS else [0, k]
+    best = np.empty(k, dtype=np.intp)
+    cheapest = np.empty(k, dtype=np.int64)
+    for start, stop in itertools.pairwise(bounds):
+        run = slice(start, stop)
+        u, w = units[run, None], power[run, None]
+        if (u == u[:1]).all() and (w == w[:1]).all():
+            u, w = u[:1], w[:1]  # one row of room for the whole run
+        room = (state.room_u >= u) & (state.room_w + 1e-9 >= w)
+        cost = rows[run] + np.where(room, 0, 2 * UNUSED)
+        best[run] = cost.argmin(axis=1)
+        cheapest[run] = cost[np.arange(stop - start), best[run]]
+    return best, cheapest
 
 
 def _swaps(state: State, classes: np.ndarray) -> int:
