@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, count, islice
 from operator import attrgetter
@@ -15,12 +15,19 @@ from railplan.catalog import Catalog
 from railplan.design import Cable, Design, Link, PatchPanel, Placement, PlantSegment
 from railplan.design.ends import every_end
 from railplan.design.link_table import LinkTable, link_columns, link_table
+from railplan.design.port_names import PortNames
 from railplan.physical import media
 from railplan.physical.floor import End, Floor, node_slots, switch_units
-from railplan.physical.labels import PortNames, colours_at, end_labeller, short_names
+from railplan.physical.labels import colours_at, end_labeller, short_names
 from railplan.physical.media_policy import OPTICS, optics_demand
 from railplan.physical.physical_ids import direct_ids
-from railplan.physical.plant import PlantReachError, PlantResult, build_plant, shift_ids
+from railplan.physical.plant import (
+    PlantReachError,
+    PlantResult,
+    build_plant,
+    plant_ids,
+    shift_ids,
+)
 from railplan.spec.labels import LabelTemplate, parse_label_template
 
 
@@ -276,11 +283,19 @@ def _media_and_plant(
     limit = len(design.links) * 4 + 10
     while True:
         assignment = media.assign_design(design, catalog, routed, fibre, direct)
+        through = plant_ids(assignment.choices)
         if planned is None:
-            planned = {k for k, c in assignment.choices.items() if c.kind == "plant"}
+            planned = through
         try:
             plant = build_plant(
-                design, floor, catalog, where, assignment.choices, order, _numbering(limit)
+                design,
+                floor,
+                catalog,
+                where,
+                assignment.choices,
+                order,
+                _numbering(limit),
+                through=_in_order(through, order, rows, table),
             )
         except PlantReachError as exc:
             if exc.fibre == "mmf" and any(fibre.get(x, "") in ("", OPTICS) for x in exc.links):
@@ -301,6 +316,23 @@ def _media_and_plant(
     if notes:
         plant = dataclasses.replace(plant, notes=(*plant.notes, *notes))
     return assignment, chosen, (phys, legs), plant
+
+
+def _in_order(
+    ids: Collection[str], order: Sequence[Link], rows: np.ndarray, table: LinkTable
+) -> list[Link] | None:
+    """The links ``ids`` names (a few of them), in ``order``: each one's place in ``order``
+    from its link-table row (``rows[i]`` is ``order[i]``'s row), rather than every link of
+    ``order`` tested; None when link ids repeat (every link with one of them is meant, and
+    rows name only an id's last link)."""
+    if len(table.row) != len(table):
+        return None
+    if not ids:
+        return []
+    place = np.empty(len(table), dtype=np.intp)
+    place[rows] = np.arange(len(rows), dtype=np.intp)
+    at = np.sort(place[np.fromiter(map(table.row.__getitem__, ids), np.intp, len(ids))])
+    return list(map(order.__getitem__, at.tolist()))
 
 
 def _retry_notes(

@@ -13,6 +13,7 @@ import numpy as np
 from railplan.array_groups import object_array
 from railplan.design import Design, Link, Switch
 from railplan.design.link_table import LinkColumns
+from railplan.design.port_names import PortNames
 from railplan.spec.labels import LabelTemplate
 
 #: label fields read off one cable end; the others (cable, link, plane, rail) are the cable's
@@ -100,51 +101,6 @@ def label_legend(design: Design) -> list[tuple[str, str]]:
 def port_label(design: Design, device: str, port: int, switches: Mapping[str, Switch]) -> str:
     """Front-panel port name on a switch (``P17``, ``P9/2``), NIC port name on a node."""
     return design.port_name(device, port, switches)
-
-
-class PortNames:
-    """``port_label`` read from a table of every port's name per device, one table per layout
-    a name reads: a switch's cage sections and radix, an attached device's port count, the
-    node shape (a port outside the table is named as ``port_label`` names it)."""
-
-    def __init__(self, design: Design, switches: Mapping[str, Switch]) -> None:
-        self._design = design
-        self._switches = switches
-        self._devices = {d.id: d for d in design.devices}
-        self._by_layout: dict[tuple[object, ...], list[str]] = {}
-        self._of_device: dict[str, list[str]] = {}
-
-    def table(self, device: str) -> list[str]:
-        """The name of each of ``device``'s ports, by port number."""
-        names = self._of_device.get(device)
-        if names is not None:
-            return names
-        sw = self._switches.get(device)
-        if sw is not None:
-            count = sw.radix
-            key: tuple[object, ...] = (sw.up_from_port, sw.ports_per_cage, sw.up_ports_per_cage)
-        elif device in self._devices:
-            count = self._devices[device].ports
-            key = ("device",)
-        else:
-            count = self._design.shape.ports
-            key = ("node",)
-        key += (count,)
-        names = self._by_layout.get(key)
-        if names is None:
-            names = self._by_layout[key] = [
-                port_label(self._design, device, p, self._switches) for p in range(count)
-            ]
-        self._of_device[device] = names
-        return names
-
-    def __call__(self, device: str, port: int) -> str:
-        names = self._of_device.get(device)
-        if names is None:
-            names = self.table(device)
-        if 0 <= port < len(names):
-            return names[port]
-        return port_label(self._design, device, port, self._switches)
 
 
 class _Spot(Protocol):

@@ -26,6 +26,7 @@ from typing import NoReturn
 from railplan.catalog import Cable, Catalog
 from railplan.design import Design, Link, PatchPanel, Placement, PlantSegment
 from railplan.design.ends import link_ends, link_protocols
+from railplan.design.port_names import PortNames
 from railplan.errors import InfeasibleError
 from railplan.physical.floor import End, Floor
 from railplan.physical.media_plans import MediaChoice, catalog_index
@@ -71,13 +72,12 @@ def build_plant(
     choices: Mapping[str, MediaChoice],
     order: Sequence[Link],
     new_id: Callable[[], str],
+    *,
+    through: Sequence[Link] | None = None,
 ) -> PlantResult:
-    """Panels, harnesses and trunks for every link whose media is the plant, in ``order``."""
-    # the links whose choice is the plant, in order (filters in C): the few plant ids from the
-    # choices (alike choices are one object, so their kinds are read from a few places), then
-    # the links with one of them, rather than every link's choice looked up in the big mapping
-    through = set(compress(choices, map("plant".__eq__, map(_KIND, choices.values()))))
-    links = list(compress(order, map(through.__contains__, map(_ID, order))))
+    """Panels, harnesses and trunks for every link whose media is the plant, in ``order``;
+    ``through``: those links in that order when the caller has them (``plant_links``)."""
+    links = list(through) if through is not None else _through(choices, order)
     if not links:
         return PlantResult((), (), (), {}, 0.0, ())
     ends = _ends(design, floor, catalog, where, choices, links)
@@ -89,6 +89,19 @@ def build_plant(
 _ID, _KIND, _PHYSICAL = attrgetter("id"), attrgetter("kind"), attrgetter("physical")
 
 
+def plant_ids(choices: Mapping[str, MediaChoice]) -> set[str]:
+    """The ids of the links whose media is the plant (filtered in C: alike choices are one
+    object, so their kinds are read from a few places)."""
+    return set(compress(choices, map("plant".__eq__, map(_KIND, choices.values()))))
+
+
+def _through(choices: Mapping[str, MediaChoice], order: Sequence[Link]) -> list[Link]:
+    """The links whose choice is the plant, in ``order`` (each link's id tested in C, rather
+    than its choice looked up in the big mapping)."""
+    through = plant_ids(choices)
+    return list(compress(order, map(through.__contains__, map(_ID, order))))
+
+
 def _ends(
     design: Design,
     floor: Floor,
@@ -98,7 +111,7 @@ def _ends(
     links: Sequence[Link],
 ) -> dict[tuple[str, str], PlantEnd]:
     cage_ends = link_ends(design, catalog)
-    switches = design.switch_by_id()
+    port_name = PortNames(design, design.switch_by_id())
     out = {}
     for lk in links:
         choice = choices[lk.id]
@@ -109,7 +122,7 @@ def _ends(
         )
         for side, cage, device, port, module, fan in rows:
             p = where[device]
-            name = design.port_name(device, port, switches)
+            name = port_name(device, port)
             out[(lk.id, side)] = PlantEnd(
                 lk,
                 side,
@@ -138,18 +151,40 @@ def _assemble(
     panels = space.panels
     slack = floor.layout.slack_m
 
+    heights = [floor.port_height_m(p.u, p.panel.rack_units) for p in panels]
+    # a harness's run depends only on where its module sits and on its panel: the modules of
+    # a switch share a few heights, so each (rack, height, panel) is worked out once
+    runs: dict[tuple[str, float, int], float] = {}
+
     def panel_height(end: PlantEnd) -> float:
-        return floor.port_height_m(panels[end.panel].u, panels[end.panel].panel.rack_units)
+        return heights[end.panel]
 
     def to_panel(end: PlantEnd) -> float:
-        rack = panels[end.panel].rack
-        if rack == end.rack:
-            return round(abs(end.height_m - panel_height(end)) + slack, 3)
-        return floor.route_length_m(End(end.rack, end.height_m), End(rack, panel_height(end)))
+        hit = runs.get((end.rack, end.height_m, end.panel))
+        if hit is None:
+            rack = panels[end.panel].rack
+            if rack == end.rack:
+                hit = round(abs(end.height_m - heights[end.panel]) + slack, 3)
+            else:
+                hit = floor.route_length_m(
+                    End(end.rack, end.height_m), End(rack, heights[end.panel])
+                )
+            runs[(end.rack, end.height_m, end.panel)] = hit
+        return hit
+
+    limits: dict[tuple[str, str, str, str], float] = {}
+
+    def limit(a: PlantEnd, b: PlantEnd) -> float:
+        """``_limit(a, b)``, once per pair of modules and fan-outs (a plant has few)."""
+        key = (a.module.id, b.module.id, a.fan.id, b.fan.id)
+        hit = limits.get(key)
+        if hit is None:
+            hit = limits[key] = _limit(a, b)
+        return hit
 
     fans = _fan_outs(ends, to_panel, new_id)
     room = {
-        lk.id: _limit(ends[(lk.id, "a")], ends[(lk.id, "b")])
+        lk.id: limit(ends[(lk.id, "a")], ends[(lk.id, "b")])
         - fans[(lk.id, "a")][3]
         - fans[(lk.id, "b")][3]
         for lk in links
@@ -180,7 +215,7 @@ def _assemble(
             segments.append(PlantSegment(lk.id, seq, phys, part.id, leg, ad, ap, bd, bp, length))
             total += length
         total = round(total, 3)
-        if total > _limit(a, b) + 1e-6:
+        if total > limit(a, b) + 1e-6:
             beyond.append((lk, a, b, total))
         media = legs[lk.id][1].id if lk.id in legs else fb[1].id
         cables[lk.id] = (media, total, fa[0], fa[2])
@@ -304,26 +339,44 @@ def _carriages(
             bundles[key].append(lk)
     out: dict[str, Piece] = {}
     short: list[tuple[str, float, tuple[str, str], list[Link]]] = []
+    # a leg's run depends only on its two panels, and the parts a bundle may ride only on its
+    # fibre, connector, protocol and makers: each is worked out once (most legs share panels,
+    # most bundles share all four)
+    spans: dict[tuple[int, int], float] = {}
+    rides: dict[tuple[str, str, str, tuple[str, ...]], tuple[Cable, ...]] = {}
+
+    def span(lk: Link) -> float:
+        a, b = ends[(lk.id, "a")], ends[(lk.id, "b")]
+        hit = spans.get((a.panel, b.panel))
+        if hit is None:
+            hit = spans[(a.panel, b.panel)] = floor.route_length_m(
+                End(panels[a.panel].rack, panel_height(a)),
+                End(panels[b.panel].rack, panel_height(b)),
+            )
+        return hit
+
     for pair in sorted(bundles):
         members = bundles[pair]
         first = ends[(members[0].id, "a")]
-        length = max(
-            floor.route_length_m(
-                End(panels[ends[(lk.id, "a")].panel].rack, panel_height(ends[(lk.id, "a")])),
-                End(panels[ends[(lk.id, "b")].panel].rack, panel_height(ends[(lk.id, "b")])),
-            )
-            for lk in members
-        )
+        length = max(map(span, members))
         vendors = sorted(
             {ends[(lk.id, s)].cage.vendor for lk in members for s in ("a", "b")} - {""}
         )
-        parts = carriages(
-            idx,  # type: ignore[arg-type]
+        fibre, connector, protocol = (
             choices[members[0].id].fibre,
             first.fan.end_b,
             protocols[members[0].id],
-            vendors or None,
         )
+        ride = (fibre, connector, protocol, tuple(vendors))
+        parts = rides.get(ride)
+        if parts is None:
+            parts = rides[ride] = carriages(
+                idx,  # type: ignore[arg-type]
+                fibre,
+                connector,
+                protocol,
+                vendors or None,
+            )
         best = _cheapest_bundle(parts, len(members), length, min(room[lk.id] for lk in members))
         if best is None:
             short.append((choices[members[0].id].fibre, length, pair[:2], members))
@@ -394,9 +447,15 @@ def _cost(
     for p in panels:
         cost += catalog.panels[p.part].price_usd.value
         cost += p.cassettes * catalog.cassettes[p.cassette].price_usd.value
+    # each physical item's price (its last piece's, as the items are met), priced once per
+    # part and length: the pieces of a plant come in a few stocked lengths
+    prices: dict[tuple[str, float], float] = {}
     seen: dict[str, float] = {}
     for s in segments:
-        seen[s.physical] = catalog.cables[s.part].price_at(s.length_m)
+        price = prices.get((s.part, s.length_m))
+        if price is None:
+            price = prices[(s.part, s.length_m)] = catalog.cables[s.part].price_at(s.length_m)
+        seen[s.physical] = price
     return round(cost + sum(seen.values()), 2)
 
 

@@ -34,7 +34,7 @@ class Placed(Protocol):
     def height_u(self) -> int: ...
 
 
-@dataclass
+@dataclass(slots=True)  # one per plant link end: thousands, built and read in loops
 class PlantEnd:
     """One end of a plant link: where its module is and what fans it out to a panel."""
 

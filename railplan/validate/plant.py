@@ -19,6 +19,7 @@ from railplan.catalog import LENGTH_EPS_M, Cable, Catalog, Transceiver
 from railplan.design import Cable as CableRow
 from railplan.design import Design, Link, PlantSegment
 from railplan.design.ends import CageEnd
+from railplan.design.port_names import PortNames
 
 MAX_PLANT_PROBLEMS = 20
 _LINK_ID, _ID = attrgetter("link_id"), attrgetter("id")
@@ -36,9 +37,10 @@ def check_plant(
     for s in design.segments:
         pieces[s.link_id].append(s)
     cables, links = _plant_cables_and_links(design, catalog, pieces)
-    switches = design.switch_by_id()
+    name = PortNames(design, design.switch_by_id())
     ports_used: dict[tuple[str, str], str] = {}
     items: dict[str, tuple[str, float]] = {}
+    checked: dict[tuple[object, ...], list[str]] = {}  # parts' problems by what decides them
     for link_id in sorted(pieces):
         if len(out) >= MAX_PLANT_PROBLEMS:
             break
@@ -49,9 +51,6 @@ def check_plant(
             continue
         chain = sorted(pieces[link_id], key=lambda s: s.seq)
 
-        def name(device: str, port: int) -> str:
-            return design.port_name(device, port, switches)
-
         want = (
             (lk.a_device, name(lk.a_device, lk.a_port)),
             (lk.b_device, name(lk.b_device, lk.b_port)),
@@ -59,7 +58,8 @@ def check_plant(
         mods = [catalog.transceivers.get(n) for n in (cab.transceiver_a, cab.transceiver_b)]
         out.extend(_chain(link_id, chain, want, cab.length_m, mods))
         a, b = ends[link_id]
-        out.extend(_parts(link_id, chain, catalog, protocols[link_id], (a.vendor, b.vendor), mods))
+        protocol, vendors = protocols[link_id], (a.vendor, b.vendor)
+        out.extend(_parts(link_id, chain, catalog, protocol, vendors, mods, checked))
         for s in chain:
             for device, port in ((s.a_device, s.a_port), (s.b_device, s.b_port)):
                 if "/" in port:
@@ -161,25 +161,48 @@ def _parts(
     protocol: str,
     vendors: tuple[str, str],
     mods: Sequence[Transceiver | None],
+    memo: dict[tuple[object, ...], list[str]],
+) -> list[str]:
+    """What is wrong with the parts of a link's chain, in sentences naming the link. The
+    answer depends only on the pieces' numbers, parts and lengths, the protocol, the makers
+    and the modules: links alike in those (most of a plant) are checked once (``memo``)."""
+    key = (
+        tuple((s.seq, s.part, s.length_m) for s in chain),
+        protocol,
+        vendors,
+        tuple(t.id if t is not None else None for t in mods),
+    )
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = _part_problems(chain, catalog, protocol, vendors, mods)
+    return [f"link {link_id}: {problem}" for problem in found]
+
+
+def _part_problems(
+    chain: Sequence[PlantSegment],
+    catalog: Catalog,
+    protocol: str,
+    vendors: tuple[str, str],
+    mods: Sequence[Transceiver | None],
 ) -> list[str]:
     out = []
     parts: list[Cable] = []
     for s in chain:
         part = catalog.cables.get(s.part)
         if part is None or not part.optical:
-            out.append(f"link {link_id}: piece {s.seq} uses {s.part!r}, not a catalog fibre part")
+            out.append(f"piece {s.seq} uses {s.part!r}, not a catalog fibre part")
             return out
         parts.append(part)
         if part.stocked(s.length_m) != s.length_m:
-            out.append(f"link {link_id}: {part.id} is not stocked at {s.length_m:g} m")
+            out.append(f"{part.id} is not stocked at {s.length_m:g} m")
         why = part.usable(protocol, list(vendors))
         if why:
-            out.append(f"link {link_id}: {part.id} {why}")
+            out.append(f"{part.id} {why}")
     channel = sum(s.length_m for s in chain)
     for part in parts:
         if part.breakout > 1 and channel > part.reach_m.value + LENGTH_EPS_M:
             out.append(
-                f"link {link_id}: {channel:g} m channel is beyond the {part.reach_m.value:g} m "
+                f"{channel:g} m channel is beyond the {part.reach_m.value:g} m "
                 f"a splitter channel ({part.id}) allows"
             )
     for end, t, fan in (("a", mods[0], parts[0]), ("b", mods[1], parts[-1])):
@@ -188,10 +211,10 @@ def _parts(
         per = t.ports_per_connector
         if fan.end_a != t.connector or fan.fibre != t.fibre or fan.breakout != per:
             out.append(
-                f"link {link_id}: {fan.id} at its {end} end does not fan out a {t.connector} "
+                f"{fan.id} at its {end} end does not fan out a {t.connector} "
                 f"connector of {per} port(s) on {t.id}"
             )
     for part in parts[1:-1]:
         if part.breakout != 1 or part.fibre != parts[0].fibre:
-            out.append(f"link {link_id}: {part.id} cannot carry a leg between panels")
+            out.append(f"{part.id} cannot carry a leg between panels")
     return out
