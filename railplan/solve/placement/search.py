@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from railplan.solve.placement.groups import Group
-from railplan.solve.placement.tables import UNUSED, CostTables, cost_rows, placement_cost
+from railplan.solve.placement.tables import UNUSED, CostTables, _run, cost_rows, placement_cost
 
 #: role subproblems with more group-rack arcs than this keep each group's cheapest racks only
 FULL_ARCS = 50_000
@@ -280,15 +280,26 @@ def improving_pairs(state: State, members: np.ndarray) -> tuple[list[int], list[
     pair with one move that gains can gain: those are few, and only they are summed."""
     k = len(members)
     racks = state.at[members]
-    moves = state.rows[members].take(racks, axis=1)  # rows[np.ix_(members, racks)], 2x faster
-    moves -= np.diagonal(moves).copy()[:, None]  # each move's gain; two groups in one rack: 0
+    # a move's gain depends on the rack, not on whose rack it is: price each member's move
+    # to each distinct rack of the class (fewer than the members), then list the pairs
+    distinct, rack_of = np.unique(racks, return_inverse=True)
+    rack_of = rack_of.reshape(-1)
+    moves = state.rows[_run(members)].take(distinct, axis=1)
+    moves -= moves[np.arange(k), rack_of][:, None]  # each move's gain; to its own rack: 0
     flat = np.flatnonzero(moves < 0)  # 1-D: ~10x np.nonzero of the 2-D mask
-    i, j = np.divmod(flat, k)
-    pairs = np.where(i < j, flat, j * k + i)  # each pair once, as (lo, hi)
+    i, to = np.divmod(flat, len(distinct))
+    # each (i, rack) to every member j in that rack, j in increasing order
+    by_rack = np.argsort(rack_of, kind="stable")
+    starts = np.searchsorted(rack_of[by_rack], np.arange(len(distinct)))
+    count = np.bincount(rack_of, minlength=len(distinct))[to]
+    i = np.repeat(i, count)
+    first = np.repeat(starts[to] - (np.cumsum(count) - count), count)
+    j = by_rack[first + np.arange(len(i))]
+    pairs = np.where(i < j, i * k + j, j * k + i)  # each pair once, as (lo, hi)
     pairs.sort()
     pairs = pairs[np.r_[True, pairs[1:] != pairs[:-1]]] if len(pairs) else pairs
     lo, hi = np.divmod(pairs, k)
-    gain = moves[lo, hi] + moves[hi, lo]
+    gain = moves[lo, rack_of[hi]] + moves[hi, rack_of[lo]]
     better = gain < 0
     lo, hi, gain = lo[better], hi[better], gain[better]
     order = np.lexsort((hi, lo, gain))
