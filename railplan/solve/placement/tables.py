@@ -16,6 +16,7 @@ import numpy as np
 
 from railplan.catalog import Catalog
 from railplan.design import Design
+from railplan.design.link_table import link_columns
 from railplan.physical.costers import DesignCoster, LinkCoster
 from railplan.physical.floor import Floor, node_slots, switch_units, tor_slots
 from railplan.solve.placement.groups import Group, usable_units
@@ -170,7 +171,7 @@ def _link_rows(
 ) -> tuple[np.ndarray, np.ndarray, list[Hashable]]:
     """Links counted by (group, node end, key) and by (group, group, key), and the keys.
 
-    One pass over the links in plain lookups; the counting is ``np.unique`` on int codes.
+    Array lookups over the links' columns; the counting is ``np.unique`` on int codes.
     """
     ids = [n.id for n in design.nodes] + [d.id for d in design.devices]
     devices = {dev: i for i, dev in enumerate(ids + [s.id for s in design.switches])}
@@ -181,8 +182,11 @@ def _link_rows(
     for dev, e in end_of.items():
         end_ix[devices[dev]] = e
     links = design.links
-    a = np.array([devices[lk.a_device] for lk in links], dtype=np.int64)
-    b = np.array([devices[lk.b_device] for lk in links], dtype=np.int64)
+    # the links' device columns (read once per design; the coster has them already), each
+    # of their devices renumbered as here
+    columns = link_columns(links)
+    renumber = np.fromiter(map(devices.__getitem__, columns.devices), np.int64)
+    a, b = renumber[columns.a_device], renumber[columns.b_device]
     bulk = getattr(coster, "keys", None)  # a coster may key every link in one pass
     per_link = bulk(links) if bulk is not None else [coster.key(lk) for lk in links]
     ints = np.array(per_link) if per_link and type(per_link[0]) is int else None
