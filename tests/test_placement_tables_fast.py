@@ -1,11 +1,15 @@
-"""Placement's fixed costs summed run by run against the masked pass they replaced.
+"""Placement's fixed costs and pair matrices against the passes they replaced (oracles).
 
-The tables must hold the very same integers, whichever way a block's runs of rows are summed.
+The tables must hold the very same integers, whichever way a block's runs of rows are summed
+and however the pairs' bundles are numbered.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from railplan import plan
 from railplan.physical.costers import DesignCoster, LengthCoster
@@ -13,7 +17,9 @@ from railplan.physical.floor import build_floor
 from railplan.solve.placement import tables
 from railplan.solve.placement.groups import candidate_racks, make_groups
 from railplan.spec import PlacementRulesSpec, spec_from_dict
-from tests.test_placement_fast_paths import old_fixed_costs
+from tests.test_placement_fast_paths import old_fixed_costs, old_pair_costs
+
+FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize(("gpus", "planes"), [(1024, 1), (4096, 2)])
@@ -40,3 +46,30 @@ def test_fixed_costs_equal_the_masked_pass(
     monkeypatch.setattr(tables, "_fixed_costs", old_fixed_costs)
     slow = tables.cost_tables(design, floor, catalog, groups, coster, cands)
     assert fast.fixed.tolist() == slow.fixed.tolist()
+
+
+class KeyedCoster:
+    """Prices a link of key k at (k + 1) times its length, plus k cents' worth."""
+
+    def costs(self, key, lengths_m):
+        return (key + 1) * np.asarray(lengths_m, dtype=float) + key / 100
+
+
+@FAST
+@given(st.integers(0, 2**32 - 1))
+def test_pair_costs_equal_the_bundle_by_bundle_pass(seed):
+    rng = np.random.default_rng(seed)
+    n, n_groups, n_keys = int(rng.integers(1, 7)), int(rng.integers(1, 9)), int(rng.integers(1, 4))
+    lo = rng.integers(0, n_groups, size=int(rng.integers(1, 60)))
+    hi = np.minimum(n_groups - 1, lo + rng.integers(0, 3, size=len(lo)))  # some within a group
+    pair_rows = np.stack([lo, hi, rng.integers(0, n_keys, size=len(lo))], axis=1)
+    lengths = np.round(rng.random((n, n)) * 30, 3)
+    keys = list(range(n_keys))
+    fast_fixed = rng.integers(0, 1000, size=(n_groups, n)).astype(np.int64)
+    slow_fixed = fast_fixed.copy()
+    fast = tables._pair_costs(KeyedCoster(), keys, pair_rows, lengths, fast_fixed)
+    slow = old_pair_costs(KeyedCoster(), keys, pair_rows, lengths, slow_fixed)
+    for got, want in zip(fast, slow, strict=True):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tolist() == want.tolist()
+    assert fast_fixed.tolist() == slow_fixed.tolist()

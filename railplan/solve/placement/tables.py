@@ -315,30 +315,38 @@ def _pair_costs(
         return empty, empty, empty, np.zeros((0, n, n), dtype=np.int64)
     n_groups = fixed.shape[0]
     rows, counts = _counted(pair_rows, (n_groups, n_groups, len(keys)))
+    new_pair = np.r_[True, np.any(rows[1:, :2] != rows[:-1, :2], axis=1)]
+    pair_a, pair_b = rows[new_pair, 0], rows[new_pair, 1]
+    # each pair's bundle: its links of each key (a row per pair, a column per key); the
+    # distinct bundles numbered in the order they first occur
+    bundle = np.zeros((len(pair_a), len(keys)), dtype=np.int64)
+    bundle[np.cumsum(new_pair) - 1, rows[:, 2]] = counts
+    distinct, first, inverse = np.unique(bundle, axis=0, return_index=True, return_inverse=True)
+    by_first = np.argsort(first)
+    number = np.empty(len(first), dtype=np.intp)
+    number[by_first] = np.arange(len(first))
+    pair_m = number[inverse.reshape(-1)]
     per_key: dict[int, np.ndarray] = {}
-    bundles: dict[tuple[tuple[int, int], ...], int] = {}
     matrices: list[np.ndarray] = []
-    pairs: list[tuple[int, int, int]] = []
-    starts = np.flatnonzero(np.r_[True, np.any(rows[1:, :2] != rows[:-1, :2], axis=1)])
-    listed, bundle = rows.tolist(), list(zip(rows[:, 2].tolist(), counts.tolist(), strict=True))
-    for s, e in zip(starts.tolist(), [*starts[1:].tolist(), len(rows)], strict=True):
-        a, b, _ = listed[s]
-        sig = tuple(bundle[s:e])  # (key, links) of each key the pair's links use
-        m = bundles.get(sig)
-        if m is None:
-            matrix = np.zeros((n, n), dtype=np.int64)
-            for k, c in sig:
+    for links in distinct[by_first].tolist():
+        matrix = np.zeros((n, n), dtype=np.int64)
+        for k, c in enumerate(links):
+            if c:
                 if k not in per_key:
                     per_key[k] = _cents(coster, keys[k], lengths)
                 matrix += c * per_key[k]
-            m = bundles[sig] = len(matrices)
-            matrices.append(matrix)
-        if a == b:
-            fixed[a] += np.diagonal(matrices[m])
-        else:
-            pairs.append((a, b, m))
-    arr = np.array(pairs, dtype=np.intp).reshape(-1, 3)
-    return arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy(), np.stack(matrices)
+        matrices.append(matrix)
+    within = pair_a == pair_b
+    if within.any():
+        diagonals = np.stack([np.diagonal(m) for m in matrices])
+        np.add.at(fixed, pair_a[within], diagonals[pair_m[within]])
+    apart = ~within
+    return (
+        pair_a[apart].astype(np.intp),
+        pair_b[apart].astype(np.intp),
+        pair_m[apart],
+        np.stack(matrices),
+    )
 
 
 def _partner_lists(
