@@ -83,3 +83,29 @@ def test_pair_costs_equal_the_bundle_by_bundle_pass(seed):
         assert got.dtype == want.dtype and got.shape == want.shape
         assert got.tolist() == want.tolist()
     assert fast_fixed.tolist() == slow_fixed.tolist()
+
+
+def unique_counted(rows: np.ndarray, sizes: tuple[int, int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """``_counted`` as it was: np.unique of the codes."""
+    if not len(rows):
+        return rows.reshape(0, 3), np.zeros(0, dtype=np.int64)
+    _, n1, n2 = sizes
+    code = (rows[:, 0] * n1 + rows[:, 1]) * n2 + rows[:, 2]
+    codes, counts = np.unique(code, return_counts=True)
+    return np.stack([codes // (n1 * n2), (codes // n2) % n1, codes % n2], axis=1), counts
+
+
+@FAST
+@given(st.integers(0, 2**32 - 1), st.integers(0, 300), st.booleans())
+def test_counted_rows_equal_numpy_unique(seed, size, in_runs):
+    rng = np.random.default_rng(seed)
+    sizes = (int(rng.integers(1, 50)), int(rng.integers(1, 50)), int(rng.integers(1, 4)))
+    rows = np.stack([rng.integers(0, s, size=size) for s in sizes], axis=1).astype(np.int64)
+    if in_runs:  # sorted runs, as links come
+        cut = sorted(rng.integers(0, size + 1, size=3).tolist())
+        for lo, hi in zip([0, *cut], [*cut, size], strict=True):
+            rows[lo:hi] = rows[lo:hi][np.lexsort(rows[lo:hi].T[::-1])]
+    got, counts = tables._counted(rows, sizes)
+    want, want_counts = unique_counted(rows, sizes)
+    assert got.dtype == want.dtype and got.tolist() == want.tolist()
+    assert counts.dtype == want_counts.dtype and counts.tolist() == want_counts.tolist()
