@@ -20,7 +20,7 @@ from railplan.physical.floor import build_floor
 from railplan.solve.placement import tables
 from railplan.solve.placement.groups import candidate_racks, make_groups
 from railplan.spec import PlacementRulesSpec, spec_from_dict
-from tests.test_placement_fast_paths import old_fixed_costs, old_pair_costs
+from tests.test_placement_fast_paths import old_fixed_costs, old_pair_costs, random_state
 
 FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -109,3 +109,41 @@ def test_counted_rows_equal_numpy_unique(seed, size, in_runs):
     want, want_counts = unique_counted(rows, sizes)
     assert got.dtype == want.dtype and got.tolist() == want.tolist()
     assert counts.dtype == want_counts.dtype and counts.tolist() == want_counts.tolist()
+
+
+def split_partners(t: tables.CostTables) -> list[list[tuple[np.ndarray | slice, int]]]:
+    """``partners_by_matrix`` as it was: each group's partner list split matrix by matrix."""
+    out: list[list[tuple[np.ndarray | slice, int]]] = []
+    for others, mats in t.partners:
+        ms = np.unique(mats).tolist()
+        out.append([(tables._run(others if len(ms) == 1 else others[mats == m]), m) for m in ms])
+    return out
+
+
+def same_partners(got, want) -> None:
+    assert len(got) == len(want)
+    for g_list, w_list in zip(got, want, strict=True):
+        assert [m for _, m in g_list] == [m for _, m in w_list]
+        for (g_ids, _), (w_ids, _) in zip(g_list, w_list, strict=True):
+            assert type(g_ids) is type(w_ids)
+            if isinstance(g_ids, slice):
+                assert g_ids == w_ids
+            else:
+                assert g_ids.dtype == w_ids.dtype and g_ids.tolist() == w_ids.tolist()
+
+
+@FAST
+@given(st.integers(0, 2**32 - 1))
+def test_partners_by_matrix_equal_the_group_by_group_split(seed):
+    state, _ = random_state(seed)
+    t = state.tables
+    t.__dict__.pop("partners_by_matrix", None)
+    same_partners(t.partners_by_matrix, split_partners(t))
+    if seed % 4 == 0:  # every 3rd group a partner of group 0: stepped runs
+        k = len(t.ids)
+        b = np.arange(1, k, 3, dtype=np.intp)
+        t.pair_a, t.pair_b = np.zeros(len(b), dtype=np.intp), b
+        t.pair_m = np.zeros(len(b), dtype=np.intp)
+        t.partners = tables._partner_lists(k, t.pair_a, t.pair_b, t.pair_m)
+        t.__dict__.pop("partners_by_matrix", None)
+        same_partners(t.partners_by_matrix, split_partners(t))

@@ -63,10 +63,30 @@ class CostTables:
         """``partners`` split by matrix: each group's (partners, matrix) for every matrix its
         pairs use, so a move adds one matrix row to all of them (there are few matrices); an
         evenly stepped run of partners as a slice (a view: updated in place, no gather)."""
-        out: list[list[tuple[np.ndarray | slice, int]]] = []
-        for others, mats in self.partners:
-            ms = np.unique(mats).tolist()
-            out.append([(_run(others if len(ms) == 1 else others[mats == m]), m) for m in ms])
+        out: list[list[tuple[np.ndarray | slice, int]]] = [[] for _ in self.partners]
+        if not len(self.pair_a):
+            return out
+        me = np.r_[self.pair_a, self.pair_b]
+        other = np.r_[self.pair_b, self.pair_a]
+        mats = np.r_[self.pair_m, self.pair_m]
+        order = np.lexsort((other, mats, me))
+        me, other, mats = me[order], other[order], mats[order]
+        # one run per (group, matrix), partners increasing; a run steps evenly when no step
+        # inside it differs from the one before
+        starts = np.flatnonzero(np.r_[True, (me[1:] != me[:-1]) | (mats[1:] != mats[:-1])])
+        stops = np.r_[starts[1:], len(me)]
+        steps = np.diff(other)
+        turns = np.r_[0, np.cumsum(steps[1:] != steps[:-1])]  # turns[i]: changes up to step i
+        for g, m, s, e in zip(
+            me[starts].tolist(), mats[starts].tolist(), starts.tolist(), stops.tolist(), strict=True
+        ):
+            lo, hi = int(other[s]), int(other[e - 1])
+            if e - s == 1:
+                out[g].append((slice(lo, lo + 1), m))
+            elif steps[s] > 0 and turns[e - 2] == turns[s]:
+                out[g].append((slice(lo, hi + 1, int(steps[s])), m))
+            else:
+                out[g].append((other[s:e], m))
         return out
 
 
