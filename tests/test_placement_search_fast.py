@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from railplan.solve.placement import search
 from railplan.solve.placement.search import State
-from railplan.solve.placement.tables import UNUSED, _run
+from railplan.solve.placement.tables import UNUSED, as_slice
 from tests.test_placement_fast_paths import random_state, same_state
 
 FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -70,7 +70,7 @@ def test_moves_take_the_same_steps_as_the_dense_pass(seed, max_runs, sort_kinds)
 @given(st.lists(st.integers(0, 50), max_size=12, unique=True))
 def test_a_run_selects_the_same_rows(ids):
     ids = np.array(sorted(ids), dtype=np.intp)
-    run = _run(ids)
+    run = as_slice(ids)
     rows = np.arange(60 * 3).reshape(60, 3)
     assert rows[run].tolist() == rows[ids].tolist()
     if len(ids) and (len(ids) < 3 or len(set(np.diff(ids).tolist())) == 1):
@@ -79,5 +79,5 @@ def test_a_run_selects_the_same_rows(ids):
 
 @pytest.mark.parametrize("ids", [[3, 4, 5], [0, 4, 8, 12], [7], [1, 2, 4]])
 def test_evenly_stepped_partners_are_a_slice(ids):
-    run = _run(np.array(ids))
+    run = as_slice(np.array(ids))
     assert isinstance(run, slice) == (ids != [1, 2, 4])

@@ -116,7 +116,9 @@ def split_partners(t: tables.CostTables) -> list[list[tuple[np.ndarray | slice, 
     out: list[list[tuple[np.ndarray | slice, int]]] = []
     for others, mats in t.partners:
         ms = np.unique(mats).tolist()
-        out.append([(tables._run(others if len(ms) == 1 else others[mats == m]), m) for m in ms])
+        out.append(
+            [(tables.as_slice(others if len(ms) == 1 else others[mats == m]), m) for m in ms]
+        )
     return out
 
 

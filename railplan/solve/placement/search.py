@@ -14,7 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from railplan.solve.placement.groups import Group
-from railplan.solve.placement.tables import UNUSED, CostTables, _run, cost_rows, placement_cost
+from railplan.solve.placement.tables import (
+    UNUSED,
+    CostTables,
+    as_slice,
+    cost_rows,
+    placement_cost,
+)
 
 #: role subproblems with more group-rack arcs than this keep each group's cheapest racks only
 FULL_ARCS = 50_000
@@ -232,8 +238,8 @@ def _moves(state: State) -> int:
 
 
 def _cheapest_with_room(state: State) -> tuple[np.ndarray, np.ndarray]:
-    """Each group's least cost in a rack with room for it (the first such rack on ties) and
-    that rack; UNUSED or more where no rack has room at less than UNUSED.
+    """The rack where each group costs least of those with room for it (the first on ties),
+    and that cost: UNUSED or more where no rack with room costs less than UNUSED.
 
     Racks without room are priced at ``2 * UNUSED`` more, so any rack with room at less than
     UNUSED is cheaper. A run of groups alike in units and power shares one row of room
@@ -284,7 +290,7 @@ def improving_pairs(state: State, members: np.ndarray) -> tuple[list[int], list[
     # to each distinct rack of the class (fewer than the members), then list the pairs
     distinct, rack_of = np.unique(racks, return_inverse=True)
     rack_of = rack_of.reshape(-1)
-    moves = state.rows[_run(members)].take(distinct, axis=1)
+    moves = state.rows[as_slice(members)].take(distinct, axis=1)
     moves -= moves[np.arange(k), rack_of][:, None]  # each move's gain; to its own rack: 0
     flat = np.flatnonzero(moves < 0)  # 1-D: ~10x np.nonzero of the 2-D mask
     i, to = np.divmod(flat, len(distinct))

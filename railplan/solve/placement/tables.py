@@ -90,9 +90,9 @@ class CostTables:
         return out
 
 
-def _run(ids: np.ndarray) -> np.ndarray | slice:
-    """``ids`` as a slice when they step up evenly (consecutive, or every k-th as a core's
-    partners are), else as they are."""
+def as_slice(ids: np.ndarray) -> np.ndarray | slice:
+    """``ids`` as a slice (a view when indexing) when they step up evenly (consecutive, or
+    every k-th as a core's partners are), else as they are."""
     if len(ids) == 1:
         return slice(int(ids[0]), int(ids[0]) + 1)
     if len(ids):
@@ -191,7 +191,7 @@ def _link_rows(
 ) -> tuple[np.ndarray, np.ndarray, list[Hashable]]:
     """Links counted by (group, node end, key) and by (group, group, key), and the keys.
 
-    Array lookups over the links' columns; the counting is ``np.unique`` on int codes.
+    Array lookups over the links' columns; the counting sorts int codes (``_counted``).
     """
     ids = [n.id for n in design.nodes] + [d.id for d in design.devices]
     devices = {dev: i for i, dev in enumerate(ids + [s.id for s in design.switches])}
