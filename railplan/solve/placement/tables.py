@@ -116,7 +116,8 @@ def _cents(coster: LinkCoster, key: Hashable, lengths_m: np.ndarray, links: int 
         # a step function: round its few values to cents (and times links) once, then look
         # each length's up
         steps = coster.steps(key)
-        return (np.rint(steps.values * CENTS).astype(np.int64) * links)[steps.index(lengths_m)]
+        table = np.rint(steps.values * CENTS).astype(np.int64) * links
+        return table.take(steps.index(lengths_m))  # take: ~1.5x the fancy-index gather
     cents = np.rint(coster.costs(key, lengths_m) * CENTS).astype(np.int64)
     if links != 1:
         cents *= links
