@@ -171,7 +171,7 @@ def flow_role(state: State, members: np.ndarray, before: np.ndarray) -> np.ndarr
     unit_u, unit_w = int(state.units[members[0]]), float(state.power_w[members[0]])
     slots = np.minimum(state.room_u // unit_u, np.floor((state.room_w + 1e-9) / unit_w))
     slots = np.maximum(slots, 0).astype(np.int64)
-    costs = state.rows[members]
+    costs = state.rows[as_slice(members)]  # read only: a role's consecutive rows as a view
     k, n = costs.shape
     for pruned in (True, False):
         arcs_g, arcs_r = _arcs(costs, before, pruned)
