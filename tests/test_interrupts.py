@@ -56,8 +56,9 @@ def interrupted_run(tmp_path: Path, signum: int) -> tuple[subprocess.CompletedPr
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.pop("RAILPLAN_DEBUG", None)
     proc = subprocess.Popen(
-        # a zero gap limit makes the placement finish with the joint CP-SAT model; at 1,024
-        # GPUs the placements are few enough to be priced whole without CP-SAT, so 2,048
+        # a zero gap limit and a budget make the placement finish with the joint CP-SAT
+        # model; at 1,024 GPUs the placements are few enough to be priced whole without
+        # CP-SAT, so 2,048
         [
             sys.executable,
             str(driver),
@@ -67,6 +68,8 @@ def interrupted_run(tmp_path: Path, signum: int) -> tuple[subprocess.CompletedPr
             "cluster.gpus=2048",
             "--set",
             "layout.placement.relative_gap_limit=0",
+            "--time-limit",
+            "0.5",
             "-o",
             str(out),
         ],

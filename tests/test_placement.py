@@ -52,7 +52,8 @@ def test_cp_sat_proves_the_optimum_that_pricing_every_placement_finds(
     priced, by_pricing = complete(design, spec, catalog, time_limit_s=5)
     monkeypatch.setattr(exhaustive, "EXHAUSTIVE_LIMIT", 0)  # the CP-SAT joint model instead
     solved, by_cp_sat = complete(design, spec, catalog, time_limit_s=5)
-    assert by_cp_sat.method == "flow and swaps, cp-sat joint"
+    # the search's answer kicked first (``kicks``), then proven by the joint model
+    assert by_cp_sat.method == "flow and swaps, kicks, cp-sat joint"
     assert (by_pricing.status, by_cp_sat.status) == ("OPTIMAL", "OPTIMAL")
     assert by_pricing.objective_usd == by_cp_sat.objective_usd == by_cp_sat.best_bound_usd
     assert priced.placements == solved.placements
@@ -265,7 +266,7 @@ def test_a_tighter_gap_asks_cp_sat(catalog):
         }
     )
     _, report = complete(plan(spec, catalog), spec, catalog)
-    assert report.method == "flow and swaps, cp-sat joint"
+    assert report.method == "flow and swaps, kicks, cp-sat joint"
     assert report.time_limit_s == 0.5
     assert report.best_bound_usd <= report.objective_usd
 

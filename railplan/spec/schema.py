@@ -300,7 +300,9 @@ class PlacementRulesSpec(_Strict):
         description=(
             "CP-SAT work budget in deterministic seconds (OR-Tools max_deterministic_time: "
             "machine-independent work units, not wall-clock seconds); default: scales with "
-            "the number of switch groups. Old name: time_limit_s (deprecated)"
+            "the number of switch groups. Giving it (or --time-limit) also runs CP-SAT's joint "
+            "model on a small placement the search and its kicks leave outside "
+            "relative_gap_limit. Old name: time_limit_s (deprecated)"
         ),
     )
     relative_gap_limit: float = Field(
