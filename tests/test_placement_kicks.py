@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from railplan import plan
 from railplan.design import design_to_json
@@ -120,3 +122,30 @@ def test_large_placements_are_not_kicked(catalog, monkeypatch):
     assert report.method == "flow and swaps"
     assert not any("kick" in n for n in report.notes)
     assert np.isfinite(report.gap)
+
+
+FABRICS = [
+    ("qm9700", 1),
+    ("qm9700", 2),
+    ("qm9700", 4),
+    ("qm9700", 8),
+    ("sn5600", 2),
+    ("cx864e-n", 1),
+]
+
+
+@settings(max_examples=8, deadline=None)
+@given(gpus=st.sampled_from([512, 1024, 2048]), fabric=st.sampled_from(FABRICS))
+def test_kicked_placements_are_sound_and_never_dearer_on_random_fabrics(
+    catalog, gpus: int, fabric: tuple[str, int]
+) -> None:
+    switch, planes = fabric
+    spec = _spec(gpus, planes, switch)
+    design = plan(spec, catalog)
+    laid, report = complete(design, spec, catalog)
+    assert check(laid, catalog) == []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(kicks.kick, "__defaults__", (0,))
+        _, descent = complete(design, spec, catalog)
+    assert report.best_bound_usd <= report.objective_usd <= descent.objective_usd
+    assert ("kicks" in report.method) == ("kicks" in descent.method)
