@@ -15,6 +15,7 @@ from railplan.physical import trays
 from railplan.physical.floor import build_floor
 from railplan.physical.trays import TrayTable
 from railplan.spec import spec_from_dict
+from tests.test_placement_tables import LAYOUTS
 
 FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -83,28 +84,7 @@ def test_runs_equal_the_dense_gathers(seed, block):
         assert one == table.run_m(i, j) or (np.isinf(one) and np.isinf(table.run_m(i, j)))
 
 
-@pytest.mark.parametrize(
-    "layout",
-    [
-        {},
-        {"trays": {"cross_trays": "ends-and-middle"}},
-        {"network_racks": "network-row"},
-        {"network_racks": "middle-of-row", "racks_per_row": 7},
-        {
-            "trays": {
-                "routing": "graph",
-                "points": [
-                    {"id": "a", "x_m": 0.0, "y_m": 0.6},
-                    {"id": "b", "x_m": 12.0, "y_m": 0.6},
-                    {"id": "c", "x_m": 12.0, "y_m": 3.0},
-                    {"id": "d", "x_m": 0.0, "y_m": 3.0},
-                    {"id": "e", "x_m": 6.0, "y_m": 9.0},
-                ],
-                "segments": [["a", "b"], ["b", "c"], ["c", "d"], ["d", "a"], ["c", "e"]],
-            }
-        },
-    ],
-)
+@pytest.mark.parametrize("layout", LAYOUTS)
 def test_floor_tables_equal_the_dense_gathers(catalog, layout):
     spec = spec_from_dict(
         {
