@@ -149,3 +149,49 @@ def test_kicked_placements_are_sound_and_never_dearer_on_random_fabrics(
         _, descent = complete(design, spec, catalog)
     assert report.best_bound_usd <= report.objective_usd <= descent.objective_usd
     assert ("kicks" in report.method) == ("kicks" in descent.method)
+
+
+def test_a_kicked_placement_that_cannot_be_cabled_falls_back_to_the_searchs_own(
+    catalog, two_planes_2k, monkeypatch
+):
+    """The placement prices links one by one; the cabling also pairs the two ports of a
+    twin-port cage, so a kicked placement may be cheaper by the estimate and yet not cable.
+    The layout then cables the search's own placement and says so."""
+    from railplan.errors import InfeasibleError
+    from railplan.pipeline import layout
+
+    spec, design = two_planes_2k
+    kicked, report = complete(design, spec, catalog)
+    real = layout.build_cables
+    calls: list[int] = []
+
+    def first_fails(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise InfeasibleError("link X: no catalog part reaches 117.2 m")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(layout, "build_cables", first_fails)
+    laid, fell_back = complete(design, spec, catalog)
+    assert len(calls) == 2 and check(laid, catalog) == []
+    assert fell_back.method == "flow and swaps"
+    assert fell_back.objective_usd > report.objective_usd  # the dearer, descent's estimate
+    assert any(
+        "kicked placement could not be cabled" in n and "117.2 m" in n for n in fell_back.notes
+    )
+    assert laid.placements != kicked.placements
+
+
+def test_without_a_fallback_the_cabling_refusal_stands(catalog, monkeypatch):
+    """A placement the kicks did not change has no fallback: its cabling refusal is the
+    answer (1,024 GPUs of one plane are priced whole, never kicked)."""
+    from railplan.errors import InfeasibleError
+    from railplan.pipeline import layout
+
+    def refuses(*_args, **_kwargs):
+        raise InfeasibleError("no catalog part reaches it")
+
+    monkeypatch.setattr(layout, "build_cables", refuses)
+    spec = _spec(1024, 1)
+    with pytest.raises(InfeasibleError, match="no catalog part reaches it"):
+        complete(plan(spec, catalog), spec, catalog)

@@ -302,13 +302,12 @@ def test_a_plant_channel_beyond_reach_falls_back_to_point_to_point() -> None:
     assert b.bom.totals.plant_links == len(plant) > 0
 
 
-def test_a_plant_channel_nothing_else_carries_names_the_limit(monkeypatch) -> None:
+def test_a_plant_channel_nothing_else_carries_names_the_limit() -> None:
     """Without a single-mode cord that long (MPO for DR4, LC for FR4), the same links have no
     way within reach: the refusal says so and names the channel limit of the modules. The
-    placement is the search's own (no kicks): that is the one that opens the 300.1 m gap."""
-    from railplan.solve.placement import kicks
-
-    monkeypatch.setattr(kicks.kick, "__defaults__", (0,))
+    kicked placement fails first (a node link of a twin-port cage beyond the 100 m its other
+    link allows); the search's own placement, cabled next, is the one that opens the 300.1 m
+    gap, and its refusal is the answer."""
     spec, cat = _stretched_1k(longest_cord_m=200)
     with pytest.raises(InfeasibleError, match=r"within the 500 m its modules osfp-800g-2xdr4"):
         build(spec, cat)

@@ -8,6 +8,7 @@ from typing import Literal
 
 from railplan.catalog import Catalog
 from railplan.design import Design
+from railplan.errors import InfeasibleError
 from railplan.physical.cabling import build_cables, placements_of, positions, routed_lengths
 from railplan.physical.costers import OBJECTIVES, coster_for
 from railplan.physical.floor import build_floor
@@ -60,7 +61,21 @@ def complete(
     where = positions(design, floor, catalog, placed.rack, placed.u)
     lengths = routed_lengths(design, floor, where)
     say("choosing media and cabling")
-    cabling = build_cables(design, floor, catalog, where, lengths, spec.bill.media)
+    try:
+        cabling = build_cables(design, floor, catalog, where, lengths, spec.bill.media)
+    except InfeasibleError as exc:
+        if placed.fallback is None:
+            raise
+        # the kicked placement is cheaper by the placement's estimate, which prices links one
+        # by one; the search's own placement may still be cabled where it cannot
+        note = f"the kicked placement could not be cabled ({exc}); the search's own was used"
+        own = placed.fallback
+        placed = dataclasses.replace(
+            own, report=dataclasses.replace(own.report, notes=(*own.report.notes, note))
+        )
+        where = positions(design, floor, catalog, placed.rack, placed.u)
+        lengths = routed_lengths(design, floor, where)
+        cabling = build_cables(design, floor, catalog, where, lengths, spec.bill.media)
     say(f"cabling: {len(cabling.cables)} cables, media ${cabling.cost_usd:,.0f}")
     placed_all = placements_of(where) + cabling.panel_placements
     done = dataclasses.replace(

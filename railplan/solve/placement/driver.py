@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -114,6 +115,8 @@ class Answer:
     method: str
     passes: int
     notes: list[str]
+    #: the search's own placement and its cost when kicks replaced it
+    descent: tuple[np.ndarray, int] | None = None
 
 
 def _place(
@@ -192,7 +195,18 @@ def _place(
         notes=tuple(answer.notes),
     )
     say(f"placement: {answer.status}, estimated ${answer.objective / CENTS:,.0f}, gap {gap:.2%}")
-    return stacked(design, floor, catalog, groups, answer.at, report)
+    placed = stacked(design, floor, catalog, groups, answer.at, report)
+    if answer.descent is None:
+        return placed
+    at, objective = answer.descent
+    own = dataclasses.replace(
+        report,
+        method="flow and swaps",
+        status="OPTIMAL" if objective <= answer.bound else "FEASIBLE",
+        objective_usd=objective / CENTS,
+        gap=round(max(0.0, (objective - answer.bound) / objective), 6) if objective else 0.0,
+    )
+    return dataclasses.replace(placed, fallback=stacked(design, floor, catalog, groups, at, own))
 
 
 def joint_size(tables: CostTables) -> int:
@@ -262,6 +276,7 @@ def search(
     if lagrange > bound:
         bound, kind = lagrange, "capacity"
     method, notes = "flow and swaps", []
+    descent: tuple[np.ndarray, int] | None = None
     if kicking and best > bound and (best - bound) / best > rules.relative_gap_limit:
         kicked = kick(
             state,
@@ -276,12 +291,15 @@ def search(
             f"(${(best - kicked.cost) / CENTS:,.0f} less)"
         )
         if kicked.cost < best:
+            descent = (state.at.copy(), best)
             state, best = kicked.state, kicked.cost
             lagrange = capacity_bound(groups, tables, usable, power, best)
             if lagrange > bound:
                 bound, kind = lagrange, "capacity"
     status = "OPTIMAL" if best <= bound else "FEASIBLE"
-    return Answer(state.at.copy(), best, min(bound, best), kind, status, method, passes, notes)
+    return Answer(
+        state.at.copy(), best, min(bound, best), kind, status, method, passes, notes, descent
+    )
 
 
 def _settle(

@@ -58,11 +58,15 @@ class PlacementReport:
 
 @dataclass
 class SwitchPlacement:
-    """Rack and lowest U of every switch, with the report of how it was found."""
+    """Rack and lowest U of every switch, with the report of how it was found; ``fallback``:
+    the search's own placement when kicks replaced it (``kicks``), for a layout whose kicked
+    placement cannot be cabled (the placement prices links one by one, the cabling also
+    pairs the two ports of a twin-port cage)."""
 
     rack: dict[str, str]
     u: dict[str, int]
     report: PlacementReport
+    fallback: SwitchPlacement | None = None
 
 
 def empty_report(
