@@ -159,9 +159,7 @@ def build_cables(
     length_of = list(map(float, map(_STOCKED, chosen)))
     if plant.cables:
         if distinct:  # each link's place in ``order``, from its row
-            place = np.empty(len(ids), np.int64)
-            place[rows] = np.arange(len(ids))
-            at = place[_rows_of(table, plant.cables)].tolist()
+            at = _places(rows)[_rows_of(table, plant.cables)].tolist()
         else:  # a repeated id is found at its last place in ``order``
             last = dict(zip(ids, range(len(ids)), strict=True))
             at = list(map(last.__getitem__, plant.cables))
@@ -209,6 +207,7 @@ _CABLE, _STOCKED = attrgetter("cable"), attrgetter("stocked_length_m")
 
 
 def _rows_of(table: LinkTable, ids: Iterable[str]) -> np.ndarray:
+    """The link-table row of each of ``ids``."""
     return np.fromiter(map(table.row.__getitem__, ids), np.int64)
 
 
@@ -329,10 +328,16 @@ def _in_order(
         return None
     if not ids:
         return []
-    place = np.empty(len(table), dtype=np.intp)
-    place[rows] = np.arange(len(rows), dtype=np.intp)
-    at = np.sort(place[np.fromiter(map(table.row.__getitem__, ids), np.intp, len(ids))])
+    at = np.sort(_places(rows)[_rows_of(table, ids)])
     return list(map(order.__getitem__, at.tolist()))
+
+
+def _places(rows: np.ndarray) -> np.ndarray:
+    """Each link-table row's place in the technician order (``rows[i]`` is the row of the
+    i-th link in that order; the rows are every row once: link ids are distinct)."""
+    place = np.empty(len(rows), np.int64)
+    place[rows] = np.arange(len(rows))
+    return place
 
 
 def _retry_notes(

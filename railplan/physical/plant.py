@@ -15,6 +15,7 @@ gives each leg its port.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -152,35 +153,26 @@ def _assemble(
     slack = floor.layout.slack_m
 
     heights = [floor.port_height_m(p.u, p.panel.rack_units) for p in panels]
-    # a harness's run depends only on where its module sits and on its panel: the modules of
-    # a switch share a few heights, so each (rack, height, panel) is worked out once
-    runs: dict[tuple[str, float, int], float] = {}
 
-    def panel_height(end: PlantEnd) -> float:
-        return heights[end.panel]
+    # a harness's run depends only on where its module sits and on its panel (a switch's
+    # modules share a few heights), a channel's limit only on its modules and fan-outs (a
+    # plant has few): each is worked out once
+    @functools.cache
+    def run(rack: str, height_m: float, panel: int) -> float:
+        if panels[panel].rack == rack:
+            return round(abs(height_m - heights[panel]) + slack, 3)
+        return floor.route_length_m(End(rack, height_m), End(panels[panel].rack, heights[panel]))
 
     def to_panel(end: PlantEnd) -> float:
-        hit = runs.get((end.rack, end.height_m, end.panel))
-        if hit is None:
-            rack = panels[end.panel].rack
-            if rack == end.rack:
-                hit = round(abs(end.height_m - heights[end.panel]) + slack, 3)
-            else:
-                hit = floor.route_length_m(
-                    End(end.rack, end.height_m), End(rack, heights[end.panel])
-                )
-            runs[(end.rack, end.height_m, end.panel)] = hit
-        return hit
+        return run(end.rack, end.height_m, end.panel)
 
     limits: dict[tuple[str, str, str, str], float] = {}
 
     def limit(a: PlantEnd, b: PlantEnd) -> float:
-        """``_limit(a, b)``, once per pair of modules and fan-outs (a plant has few)."""
         key = (a.module.id, b.module.id, a.fan.id, b.fan.id)
-        hit = limits.get(key)
-        if hit is None:
-            hit = limits[key] = _limit(a, b)
-        return hit
+        if key not in limits:
+            limits[key] = _limit(a, b)
+        return limits[key]
 
     fans = _fan_outs(ends, to_panel, new_id)
     room = {
@@ -189,9 +181,7 @@ def _assemble(
         - fans[(lk.id, "b")][3]
         for lk in links
     }
-    legs = _carriages(
-        links, ends, panels, idx, choices, protocols, panel_height, floor, new_id, room
-    )
+    legs = _carriages(links, ends, panels, idx, choices, protocols, heights, floor, new_id, room)
     segments: list[PlantSegment] = []
     cables: dict[str, tuple[str, float, str, str]] = {}
     beyond: list[tuple[Link, PlantEnd, PlantEnd, float]] = []
@@ -323,7 +313,7 @@ def _carriages(
     idx: object,
     choices: Mapping[str, MediaChoice],
     protocols: Mapping[str, str],
-    panel_height: Callable[[PlantEnd], float],
+    heights: Sequence[float],
     floor: Floor,
     new_id: Callable[[], str],
     room: Mapping[str, float],
@@ -339,21 +329,28 @@ def _carriages(
             bundles[key].append(lk)
     out: dict[str, Piece] = {}
     short: list[tuple[str, float, tuple[str, str], list[Link]]] = []
+
     # a leg's run depends only on its two panels, and the parts a bundle may ride only on its
     # fibre, connector, protocol and makers: each is worked out once (most legs share panels,
     # most bundles share all four)
-    spans: dict[tuple[int, int], float] = {}
-    rides: dict[tuple[str, str, str, tuple[str, ...]], tuple[Cable, ...]] = {}
+    @functools.cache
+    def between(a: int, b: int) -> float:
+        return floor.route_length_m(
+            End(panels[a].rack, heights[a]), End(panels[b].rack, heights[b])
+        )
 
     def span(lk: Link) -> float:
-        a, b = ends[(lk.id, "a")], ends[(lk.id, "b")]
-        hit = spans.get((a.panel, b.panel))
-        if hit is None:
-            hit = spans[(a.panel, b.panel)] = floor.route_length_m(
-                End(panels[a.panel].rack, panel_height(a)),
-                End(panels[b.panel].rack, panel_height(b)),
-            )
-        return hit
+        return between(ends[(lk.id, "a")].panel, ends[(lk.id, "b")].panel)
+
+    rides = functools.cache(
+        lambda fibre, connector, protocol, vendors: carriages(
+            idx,  # type: ignore[arg-type]
+            fibre,
+            connector,
+            protocol,
+            list(vendors) or None,
+        )
+    )
 
     for pair in sorted(bundles):
         members = bundles[pair]
@@ -362,21 +359,9 @@ def _carriages(
         vendors = sorted(
             {ends[(lk.id, s)].cage.vendor for lk in members for s in ("a", "b")} - {""}
         )
-        fibre, connector, protocol = (
-            choices[members[0].id].fibre,
-            first.fan.end_b,
-            protocols[members[0].id],
+        parts = rides(
+            choices[members[0].id].fibre, first.fan.end_b, protocols[members[0].id], tuple(vendors)
         )
-        ride = (fibre, connector, protocol, tuple(vendors))
-        parts = rides.get(ride)
-        if parts is None:
-            parts = rides[ride] = carriages(
-                idx,  # type: ignore[arg-type]
-                fibre,
-                connector,
-                protocol,
-                vendors or None,
-            )
         best = _cheapest_bundle(parts, len(members), length, min(room[lk.id] for lk in members))
         if best is None:
             short.append((choices[members[0].id].fibre, length, pair[:2], members))
@@ -449,13 +434,10 @@ def _cost(
         cost += p.cassettes * catalog.cassettes[p.cassette].price_usd.value
     # each physical item's price (its last piece's, as the items are met), priced once per
     # part and length: the pieces of a plant come in a few stocked lengths
-    prices: dict[tuple[str, float], float] = {}
+    price = functools.cache(lambda part, length_m: catalog.cables[part].price_at(length_m))
     seen: dict[str, float] = {}
     for s in segments:
-        price = prices.get((s.part, s.length_m))
-        if price is None:
-            price = prices[(s.part, s.length_m)] = catalog.cables[s.part].price_at(s.length_m)
-        seen[s.physical] = price
+        seen[s.physical] = price(s.part, s.length_m)
     return round(cost + sum(seen.values()), 2)
 
 

@@ -9,12 +9,20 @@ from typing import Literal
 from railplan.catalog import Catalog
 from railplan.design import Design
 from railplan.errors import InfeasibleError
-from railplan.physical.cabling import build_cables, placements_of, positions, routed_lengths
+from railplan.physical.cabling import (
+    Cabling,
+    Position,
+    build_cables,
+    placements_of,
+    positions,
+    routed_lengths,
+)
 from railplan.physical.costers import OBJECTIVES, coster_for
 from railplan.physical.floor import build_floor
 from railplan.physical.plant_panels import required_panel_units
 from railplan.solve.placement import (
     PlacementReport,
+    SwitchPlacement,
     naive_placement,
     place_switches,
 )
@@ -57,12 +65,16 @@ def complete(
             time_limit_s=time_limit_s,
             progress=say,
         )
-    say("routing every cable along the trays")
-    where = positions(design, floor, catalog, placed.rack, placed.u)
-    lengths = routed_lengths(design, floor, where)
-    say("choosing media and cabling")
+
+    def cabled(placed: SwitchPlacement) -> tuple[dict[str, Position], Cabling]:
+        say("routing every cable along the trays")
+        where = positions(design, floor, catalog, placed.rack, placed.u)
+        lengths = routed_lengths(design, floor, where)
+        say("choosing media and cabling")
+        return where, build_cables(design, floor, catalog, where, lengths, spec.bill.media)
+
     try:
-        cabling = build_cables(design, floor, catalog, where, lengths, spec.bill.media)
+        where, cabling = cabled(placed)
     except InfeasibleError as exc:
         if placed.fallback is None:
             raise
@@ -73,9 +85,7 @@ def complete(
         placed = dataclasses.replace(
             own, report=dataclasses.replace(own.report, notes=(*own.report.notes, note))
         )
-        where = positions(design, floor, catalog, placed.rack, placed.u)
-        lengths = routed_lengths(design, floor, where)
-        cabling = build_cables(design, floor, catalog, where, lengths, spec.bill.media)
+        where, cabling = cabled(placed)
     say(f"cabling: {len(cabling.cables)} cables, media ${cabling.cost_usd:,.0f}")
     placed_all = placements_of(where) + cabling.panel_placements
     done = dataclasses.replace(

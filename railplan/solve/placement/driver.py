@@ -144,12 +144,13 @@ def _place(
     size = joint_size(tables)
     say(f"placement: {len(groups)} switch groups, {tables.n_racks} racks, joint size {size}")
     room = (usable_units(floor), floor.layout.network_rack_power_w)
-    small = exhaustive.placements(tables) > exhaustive.EXHAUSTIVE_LIMIT and size <= JOINT_LIMIT
+    priced_whole = exhaustive.placements(tables) <= exhaustive.EXHAUSTIVE_LIMIT
     # CP-SAT's joint model runs when a budget is asked for (on the call or in the spec)
     asked = time_limit_s is not None or rules.deterministic_time_s is not None
-    answer = search(groups, tables, room, rules, budget_s, say, kicking=small)
-    if answer.objective > answer.bound and _gap(answer) > rules.relative_gap_limit:
-        if exhaustive.placements(tables) <= exhaustive.EXHAUSTIVE_LIMIT:
+    kicking = not priced_whole and size <= JOINT_LIMIT
+    answer = search(groups, tables, room, rules, budget_s, say, kicking=kicking)
+    if _gap(answer.objective, answer.bound) > rules.relative_gap_limit:
+        if priced_whole:
             enumerated(answer, groups, tables, room)
         elif size <= JOINT_LIMIT and asked:
             joint(answer, groups, tables, room, rules, budget_s)
@@ -176,7 +177,7 @@ def _place(
             f"at the ${UNREACHABLE_USD:,.0f} unreachable price in naive_objective_usd, so that "
             "figure is no price): it could not be cabled"
         )
-    gap = _gap(answer)
+    gap = _gap(answer.objective, answer.bound)
     report = PlacementReport(
         method=answer.method,
         status=answer.status,
@@ -204,7 +205,7 @@ def _place(
         method="flow and swaps",
         status="OPTIMAL" if objective <= answer.bound else "FEASIBLE",
         objective_usd=objective / CENTS,
-        gap=round(max(0.0, (objective - answer.bound) / objective), 6) if objective else 0.0,
+        gap=round(max(0.0, _gap(objective, answer.bound)), 6),
     )
     return dataclasses.replace(placed, fallback=stacked(design, floor, catalog, groups, at, own))
 
@@ -217,8 +218,9 @@ def joint_size(tables: CostTables) -> int:
     )
 
 
-def _gap(answer: Answer) -> float:
-    return (answer.objective - answer.bound) / answer.objective if answer.objective > 0 else 0.0
+def _gap(objective: int, bound: int) -> float:
+    """How far above the bound the objective is, as a share of the objective."""
+    return (objective - bound) / objective if objective > 0 else 0.0
 
 
 def search(
@@ -271,13 +273,10 @@ def search(
         for g, r in enumerate(start.tolist()):
             state.move(g, r)
     best, passes = _settle(state, order, classes, solve_role, say)
-    bound, kind = relaxation_bound(groups, tables, usable, power), "relaxation"
-    lagrange = capacity_bound(groups, tables, usable, power, best)
-    if lagrange > bound:
-        bound, kind = lagrange, "capacity"
+    bound, kind = _bound(groups, tables, room, best)
     method, notes = "flow and swaps", []
     descent: tuple[np.ndarray, int] | None = None
-    if kicking and best > bound and (best - bound) / best > rules.relative_gap_limit:
+    if kicking and _gap(best, bound) > rules.relative_gap_limit:
         kicked = kick(
             state,
             order,
@@ -293,13 +292,23 @@ def search(
         if kicked.cost < best:
             descent = (state.at.copy(), best)
             state, best = kicked.state, kicked.cost
-            lagrange = capacity_bound(groups, tables, usable, power, best)
-            if lagrange > bound:
-                bound, kind = lagrange, "capacity"
+            tighter = _bound(groups, tables, room, best)
+            if tighter[0] > bound:
+                bound, kind = tighter
     status = "OPTIMAL" if best <= bound else "FEASIBLE"
     return Answer(
         state.at.copy(), best, min(bound, best), kind, status, method, passes, notes, descent
     )
+
+
+def _bound(
+    groups: Sequence[Group], tables: CostTables, room: tuple[int, float], best: int
+) -> tuple[int, str]:
+    """The best valid lower bound and its kind: the relaxation's, or the capacity bound's
+    (which steps towards ``best``) when higher."""
+    relaxed = relaxation_bound(groups, tables, *room)
+    lagrange = capacity_bound(groups, tables, *room, best)
+    return (lagrange, "capacity") if lagrange > relaxed else (relaxed, "relaxation")
 
 
 def _settle(
