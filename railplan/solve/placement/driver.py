@@ -40,6 +40,7 @@ from railplan.solve.placement.search import (
     flow_role,
     improve,
     place_roles,
+    remembered_flows,
 )
 from railplan.solve.placement.tables import CENTS, CostTables, cost_tables, placement_cost
 from railplan.spec import PlacementRulesSpec
@@ -245,9 +246,12 @@ def search(
         max(0.05, budget_s / (2 * len(order))), 0.0, rules.random_seed, rules.num_workers
     )
 
+    # kicks re-solve many roles unchanged: their answers are remembered (small models only)
+    flow = remembered_flows() if kicking else flow_role
+
     def solve_role(st: State, members: np.ndarray, before: np.ndarray) -> np.ndarray | None:
         if alike(st, members):
-            return flow_role(st, members, before)
+            return flow(st, members, before)
         racks_of = cpsat.candidate_racks_of(st, members, before, ROLE_RACKS)
         hint = before if (before >= 0).all() else None
         solved = cpsat.solve(st, members, racks_of, classes, limits, hint)

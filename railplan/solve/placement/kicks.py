@@ -52,6 +52,9 @@ def kick(
     while a sweep gains, up to ``max_kicks`` kicks in all."""
     best, cost = state, state.cost()
     kicks = gained = 0
+    # starts already settled: the same placement and room settle the same way again (the
+    # cost rows are exact integers of the placement), to a cost that could not beat the best
+    settled: set[bytes] = set()
     swept_with_gain = True
     while swept_with_gain:
         swept_with_gain = False
@@ -76,6 +79,10 @@ def kick(
                     trial.move(g, rack)
                     if not place_roles(trial, others, solve_role) or (trial.at < 0).any():
                         continue
+                    start = trial.at.tobytes() + trial.room_w.tobytes()
+                    if start in settled:
+                        continue
+                    settled.add(start)
                     found = settle(trial)
                     if found < cost:
                         best, cost = trial, found
