@@ -85,7 +85,8 @@ def test_same_spec_same_placement(catalog, h100_1k):
 
 
 def test_role_by_role_is_deterministic_and_beats_naive(catalog, h100_1k, monkeypatch):
-    monkeypatch.setattr(driver, "JOINT_LIMIT", 0)  # force the scalable path
+    monkeypatch.setattr(driver, "JOINT_LIMIT", 0)  # force the scalable path: the search alone
+    monkeypatch.setattr(driver, "KICK_CELLS", 0)
     monkeypatch.setattr(exhaustive, "EXHAUSTIVE_LIMIT", 0)
     spec, design = h100_1k
     a, ra = complete(design, spec, catalog, time_limit_s=2)
@@ -315,6 +316,7 @@ def test_scalable_path_is_deterministic_and_no_worse_than_first_fit(
     from railplan.design import design_to_json
 
     monkeypatch.setattr(driver, "JOINT_LIMIT", 0)
+    monkeypatch.setattr(driver, "KICK_CELLS", 0)
     monkeypatch.setattr(exhaustive, "EXHAUSTIVE_LIMIT", 0)
     spec = spec_from_dict(spec_data)
     design = plan(spec, catalog)
