@@ -217,3 +217,30 @@ def test_without_a_fallback_the_cabling_refusal_stands(catalog, monkeypatch):
     spec = _spec(1024, 1)
     with pytest.raises(InfeasibleError, match="no catalog part reaches it"):
         complete(plan(spec, catalog), spec, catalog)
+
+
+def test_a_kicked_placement_dearer_once_cabled_gives_way_to_the_searchs_own(catalog, monkeypatch):
+    """4,096 GPUs of cx732q-n: the kicks take $10,720 off the estimate (links priced one by
+    one), yet cabled, with twin-port cages paired, the media cost $52,001 more: the layout
+    cables both and keeps the search's own, saying why."""
+    spec = _spec(4096, 1, "cx732q-n")
+    design = plan(spec, catalog)
+    laid, report = complete(design, spec, catalog)
+    assert check(laid, catalog) == []
+    assert report.method == "flow and swaps"
+    assert any("kick(s) of single upper-tier groups" in n for n in report.notes)
+    assert any("more than the search's own once cabled" in n for n in report.notes)
+    monkeypatch.setattr(driver, "KICK_CELLS", 0)
+    unkicked, descent = complete(design, spec, catalog)
+    assert report.cable_cost_usd == descent.cable_cost_usd
+    assert design_to_json(laid) == design_to_json(unkicked)
+
+
+def test_a_kicked_placement_cheaper_once_cabled_is_kept(catalog, two_planes_2k, monkeypatch):
+    spec, design = two_planes_2k
+    _, report = complete(design, spec, catalog)
+    assert report.method == "flow and swaps, kicks"
+    assert not any("once cabled" in n for n in report.notes)
+    monkeypatch.setattr(driver, "KICK_CELLS", 0)
+    _, descent = complete(design, spec, catalog)
+    assert report.cable_cost_usd < descent.cable_cost_usd

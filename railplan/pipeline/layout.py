@@ -86,6 +86,11 @@ def complete(
             own, report=dataclasses.replace(own.report, notes=(*own.report.notes, note))
         )
         where, cabling = cabled(placed)
+    else:
+        if placed.fallback is not None:
+            placed, where, cabling = _cheaper_cabled(
+                placed, placed.fallback, where, cabling, cabled
+            )
     say(f"cabling: {len(cabling.cables)} cables, media ${cabling.cost_usd:,.0f}")
     placed_all = placements_of(where) + cabling.panel_placements
     done = dataclasses.replace(
@@ -104,3 +109,31 @@ def complete(
         notes=placed.report.notes + tuple(cabling.notes),
     )
     return done, report
+
+
+def _cheaper_cabled(
+    kicked: SwitchPlacement,
+    own: SwitchPlacement,
+    where: dict[str, Position],
+    cabling: Cabling,
+    cabled: Callable[[SwitchPlacement], tuple[dict[str, Position], Cabling]],
+) -> tuple[SwitchPlacement, dict[str, Position], Cabling]:
+    """The kicked placement or the search's own, whichever is cheaper once cabled.
+
+    Kicks are judged by the placement's estimate, which prices each link alone at an assumed
+    switch height; the cabling pairs the two ports of a twin-port cage and rounds to stocked
+    lengths, so a kick that lowers the estimate can raise the bill (4,096 GPUs of cx732q-n:
+    $10,720 less estimated, $52,001 more billed). Both are cabled and the cheaper kept."""
+    try:
+        own_where, own_cabling = cabled(own)
+    except InfeasibleError:
+        return kicked, where, cabling
+    if own_cabling.cost_usd >= cabling.cost_usd:
+        return kicked, where, cabling
+    more = cabling.cost_usd - own_cabling.cost_usd
+    note = (
+        f"the kicked placement's media came to ${more:,.0f} more than the search's own once "
+        "cabled (its estimate prices links one by one); the search's own was used"
+    )
+    report = dataclasses.replace(own.report, notes=(*own.report.notes, note))
+    return dataclasses.replace(own, report=report), own_where, own_cabling
