@@ -117,8 +117,8 @@ def test_kicks_stop_at_their_count(catalog, two_planes_2k, monkeypatch):
 def test_the_kicks_shrink_with_the_model_and_stop_on_large_ones(catalog, monkeypatch):
     """Each kick settles the whole model again: a model of G groups in R racks gets
     ``KICK_CELLS // (G * R)`` kicks, at most 64, none when fewer than ``MIN_KICKS``."""
-    assert driver.kick_budget(136, 16) == kicks.MAX_KICKS  # 4,096 GPUs of eight planes
-    assert driver.kick_budget(352, 96) == driver.KICK_CELLS // (352 * 96) < kicks.MAX_KICKS
+    assert driver.kick_budget(20, 8) == kicks.MAX_KICKS  # 2,048 GPUs of two planes
+    assert driver.kick_budget(160, 64) == driver.KICK_CELLS // (160 * 64) < kicks.MAX_KICKS
     assert driver.kick_budget(1, driver.KICK_CELLS // driver.MIN_KICKS) == driver.MIN_KICKS
     assert driver.kick_budget(1, driver.KICK_CELLS // driver.MIN_KICKS + 1) == 0  # too few
     assert driver.kick_budget(1792, 768) == 0  # 131,072 GPUs of two planes

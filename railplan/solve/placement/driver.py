@@ -50,13 +50,15 @@ from railplan.spec import PlacementRulesSpec
 JOINT_LIMIT = 40_000
 #: what the kicks may spend, in switch groups x racks: each kick settles the whole model
 #: again, about 1 us a group-rack here, so a model of G groups in R racks gets
-#: ``KICK_CELLS // (G * R)`` kicks, at most ``kicks.MAX_KICKS``: half a second of kicks at
-#: most. Measured (estimated cable, then the bill): 8,192 GPUs of sn5600 in two planes
-#: $297,944 cheaper for 0.14 s; 16,384 of qm9700 in four planes 15 kicks, $365,164 (bill
-#: $357,000) for 0.48 s; 32,768 of two planes 6 kicks, $85,440 (bill $58,612) for 0.37 s
-KICK_CELLS = 2**19
-#: fewer kicks than this are not tried: on 65,536 GPUs (1 to 4 kicks, four fabrics) they took
-#: at most $16,016 off the estimate, $11,168 off a $693M bill, for up to half a second
+#: ``KICK_CELLS // (G * R)`` kicks, at most ``kicks.MAX_KICKS``: about a tenth of a second
+#: of kicks beyond the models small enough for all 64. Measured (cable estimate, bill):
+#: 8,192 GPUs of sn5600 in two planes $297,944 and $116,056 cheaper for 0.11 s; 8,192 of
+#: cx732q-n (12 kicks) $24,760 and $48,937; 16,384 of qm9700 (8 kicks) $45,120 and $43,732.
+#: Twice as much (2**19) also found $357,000 of bill on 16,384 GPUs of four planes (15
+#: kicks, 0.48 s) but left that job as slow as 32,768 GPUs of four planes
+KICK_CELLS = 2**17
+#: fewer kicks than this are not tried: they cover too few blocks to pay (on 65,536 GPUs, 1
+#: to 4 kicks on four fabrics took at most $11,168 off a $693M bill for up to half a second)
 MIN_KICKS = 5
 #: stop role passes, then passes of moves and swaps, when one gains less than this share
 ROLE_TOLERANCE = 1e-4
