@@ -290,3 +290,14 @@ def test_design_assignment_is_deterministic_and_matches_select(catalog: Catalog)
     assert coster.key(links[0]) == coster.key(links[1])
     assert coster.cost(coster.key(links[0]), 2.0, links[0]) == node_leaf[0].cost_usd
     assert coster.cost(coster.key(links[0]), 500.0, links[0]) == media.UNREACHABLE_USD
+
+
+def test_a_stretched_pair_prints_its_two_lengths_apart():
+    """The note's example shows two different lengths: to a tenth of a metre, or finer when
+    a tenth would print them alike (4,096 GPUs of cx732q-n printed "10.0 m and 10.0 m")."""
+    from railplan.physical.media_assign import apart
+
+    assert apart(14.7, 15.1) == ("14.7", "15.1")
+    assert apart(9.96, 10.04) == ("9.96", "10.04")
+    assert apart(9.996, 10.004) == ("9.996", "10.004")
+    assert apart(10.0, 10.0) == ("10.000", "10.000")

@@ -245,6 +245,16 @@ def component_shape(runs: Sequence[LinkRun], members: Sequence[int], fibre: str)
     )
 
 
+def apart(lo: float, hi: float) -> tuple[str, str]:
+    """Two lengths in metres to a tenth, or finer where a tenth would print them alike
+    (9.96 and 10.04 m are not "10.0 m and 10.0 m"); lengths are routed to the millimetre."""
+    for digits in (1, 2, 3):
+        short, long = f"{lo:.{digits}f}", f"{hi:.{digits}f}"
+        if short != long:
+            break
+    return short, long
+
+
 @dataclass
 class _Notes:
     """What the assignment tells the user: parts the rules skipped, links through the plant."""
@@ -258,10 +268,11 @@ class _Notes:
         out = []
         if self.stretched:
             link, lo, hi = self.stretched[0]
+            short, long = apart(lo, hi)
             out.append(
                 f"{len(self.stretched)} group(s) of links sharing twin-port cages were cut to "
-                f"their longest member so both fibres of a module match (e.g. {lo:.1f} m and "
-                f"{hi:.1f} m at link {link})"
+                f"their longest member so both fibres of a module match (e.g. {short} m and "
+                f"{long} m at link {link})"
             )
         for (part, why), n in sorted(self.skipped.items()):
             link, length, saving = self.skipped_example[(part, why)]
