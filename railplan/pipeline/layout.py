@@ -31,6 +31,9 @@ from railplan.topology.shape import rack_scale_spec
 
 __all__ = ["OBJECTIVES", "complete"]
 
+#: where every device stands and the cabling made from it
+Cabled = tuple[dict[str, Position], Cabling]
+
 
 def complete(
     design: Design,
@@ -66,31 +69,14 @@ def complete(
             progress=say,
         )
 
-    def cabled(placed: SwitchPlacement) -> tuple[dict[str, Position], Cabling]:
+    def cabled(placed: SwitchPlacement) -> Cabled:
         say("routing every cable along the trays")
         where = positions(design, floor, catalog, placed.rack, placed.u)
         lengths = routed_lengths(design, floor, where)
         say("choosing media and cabling")
         return where, build_cables(design, floor, catalog, where, lengths, spec.bill.media)
 
-    try:
-        where, cabling = cabled(placed)
-    except InfeasibleError as exc:
-        if placed.fallback is None:
-            raise
-        # the kicked placement is cheaper by the placement's estimate, which prices links one
-        # by one; the search's own placement may still be cabled where it cannot
-        note = f"the kicked placement could not be cabled ({exc}); the search's own was used"
-        own = placed.fallback
-        placed = dataclasses.replace(
-            own, report=dataclasses.replace(own.report, notes=(*own.report.notes, note))
-        )
-        where, cabling = cabled(placed)
-    else:
-        if placed.fallback is not None:
-            placed, where, cabling = _cheaper_cabled(
-                placed, placed.fallback, where, cabling, cabled
-            )
+    placed, (where, cabling) = _cheaper_cabled(placed, cabled)
     say(f"cabling: {len(cabling.cables)} cables, media ${cabling.cost_usd:,.0f}")
     placed_all = placements_of(where) + cabling.panel_placements
     done = dataclasses.replace(
@@ -112,28 +98,38 @@ def complete(
 
 
 def _cheaper_cabled(
-    kicked: SwitchPlacement,
-    own: SwitchPlacement,
-    where: dict[str, Position],
-    cabling: Cabling,
-    cabled: Callable[[SwitchPlacement], tuple[dict[str, Position], Cabling]],
-) -> tuple[SwitchPlacement, dict[str, Position], Cabling]:
-    """The kicked placement or the search's own, whichever is cheaper once cabled.
+    placed: SwitchPlacement, cabled: Callable[[SwitchPlacement], Cabled]
+) -> tuple[SwitchPlacement, Cabled]:
+    """The placement cabled; when kicks replaced the search's own (``placed.fallback``), the
+    one of the two that cables and costs less once cabled, with a note when it is the own.
 
     Kicks are judged by the placement's estimate, which prices each link alone at an assumed
     switch height; the cabling pairs the two ports of a twin-port cage and rounds to stocked
-    lengths, so a kick that lowers the estimate can raise the bill (4,096 GPUs of cx732q-n:
-    $10,720 less estimated, $52,001 more billed). Both are cabled and the cheaper kept."""
+    lengths, so a kicked placement can cost more once cabled (4,096 GPUs of cx732q-n: $10,720
+    less estimated, $52,001 more billed) or not cable at all (a node link left at 117.2 m on
+    a cage held to 100 m, test_plant's stretched floor)."""
+    own = placed.fallback
+    if own is None:
+        return placed, cabled(placed)
     try:
-        own_where, own_cabling = cabled(own)
+        kicked = cabled(placed)
+    except InfeasibleError as exc:
+        note = f"the kicked placement could not be cabled ({exc}); the search's own was used"
+        return _noted(own, note), cabled(own)
+    try:
+        mine = cabled(own)
     except InfeasibleError:
-        return kicked, where, cabling
-    if own_cabling.cost_usd >= cabling.cost_usd:
-        return kicked, where, cabling
-    more = cabling.cost_usd - own_cabling.cost_usd
+        return placed, kicked
+    more = kicked[1].cost_usd - mine[1].cost_usd
+    if more <= 0:
+        return placed, kicked
     note = (
         f"the kicked placement's media came to ${more:,.0f} more than the search's own once "
         "cabled (its estimate prices links one by one); the search's own was used"
     )
-    report = dataclasses.replace(own.report, notes=(*own.report.notes, note))
-    return dataclasses.replace(own, report=report), own_where, own_cabling
+    return _noted(own, note), mine
+
+
+def _noted(placed: SwitchPlacement, note: str) -> SwitchPlacement:
+    report = dataclasses.replace(placed.report, notes=(*placed.report.notes, note))
+    return dataclasses.replace(placed, report=report)

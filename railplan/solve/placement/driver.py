@@ -101,11 +101,11 @@ def place_switches(
     while that lowers the cost, repeated while a pass gains; then, while the answer is not
     within the gap limit, single upper-tier blocks are kicked to other racks and everything
     settled again, as many kicks as the model's size allows (``kick_budget``). The answer's
-    gap is against the best valid lower bound (``relaxation_bound``, ``capacity_bound``); when that gap exceeds
-    ``rules.relative_gap_limit`` and the joint model is small (``JOINT_LIMIT``), CP-SAT solves
-    all groups together from the answer within the budget (``time_limit_s``, in deterministic
-    seconds, else the spec's ``deterministic_time_s``, else one that grows with size) and
-    stops once optimal or within the requested gap. Every step is deterministic. If blocks
+    gap is against the best valid lower bound (``relaxation_bound``, ``capacity_bound``);
+    when that gap exceeds ``rules.relative_gap_limit``, the joint model is small
+    (``JOINT_LIMIT``) and a budget is given (``time_limit_s``, in deterministic seconds, else
+    the spec's ``deterministic_time_s``), CP-SAT solves all groups together from the answer
+    and stops once optimal or within the requested gap. Every step is deterministic. If blocks
     cannot be packed, smaller blocks are tried before failing.
     """
     size = rules.group_size
@@ -162,8 +162,8 @@ def _place(
     priced_whole = exhaustive.placements(tables) <= exhaustive.EXHAUSTIVE_LIMIT
     # CP-SAT's joint model runs when a budget is asked for (on the call or in the spec)
     asked = time_limit_s is not None or rules.deterministic_time_s is not None
-    kicking = 0 if priced_whole else kick_budget(len(groups), tables.n_racks)
-    answer = search(groups, tables, room, rules, budget_s, say, kicking=kicking)
+    kicks = 0 if priced_whole else kick_budget(len(groups), tables.n_racks)
+    answer = search(groups, tables, room, rules, budget_s, say, max_kicks=kicks)
     if _gap(answer.objective, answer.bound) > rules.relative_gap_limit:
         if priced_whole:
             enumerated(answer, groups, tables, room)
@@ -252,11 +252,11 @@ def search(
     rules: PlacementRulesSpec,
     budget_s: float,
     say: Progress,
-    kicking: int = 0,
+    max_kicks: int = 0,
 ) -> Answer:
     """Roles bottom-up, then moves, swaps and role passes while a pass gains; ``room`` is
     what one rack holds (units, watts). The answer carries the best valid lower bound.
-    ``kicking``: when the answer is not within the gap limit of that bound, up to that many
+    ``max_kicks``: when the answer is not within the gap limit of that bound, up to that many
     kicks of single upper-tier groups to other racks, each settled again (``kicks``)."""
     usable, power = room
     state = State.empty(groups, tables, usable, power)
@@ -268,7 +268,7 @@ def search(
     )
 
     # kicks re-solve many roles unchanged: their answers are remembered
-    flow = remembered_flows() if kicking else flow_role
+    flow = remembered_flows() if max_kicks else flow_role
 
     def solve_role(st: State, members: np.ndarray, before: np.ndarray) -> np.ndarray | None:
         if alike(st, members):
@@ -301,14 +301,14 @@ def search(
     bound, kind = _bound(groups, tables, room, best)
     method, notes = "flow and swaps", []
     descent: tuple[np.ndarray, int] | None = None
-    if kicking and _gap(best, bound) > rules.relative_gap_limit:
+    if max_kicks and _gap(best, bound) > rules.relative_gap_limit:
         kicked = kick(
             state,
             order,
             [tables.candidates[g] for g in tables.ids],
             solve_role,
             lambda trial: _settle(trial, order, classes, solve_role, None)[0],
-            max_kicks=kicking,
+            max_kicks=max_kicks,
         )
         method += ", kicks"
         notes.append(

@@ -59,9 +59,9 @@ class PlacementReport:
 @dataclass
 class SwitchPlacement:
     """Rack and lowest U of every switch, with the report of how it was found; ``fallback``:
-    the search's own placement when kicks replaced it (``kicks``), for a layout whose kicked
-    placement cannot be cabled (the placement prices links one by one, the cabling also
-    pairs the two ports of a twin-port cage)."""
+    the search's own placement when kicks replaced it (``kicks``), which the layout cables
+    too and keeps when the kicked one cannot be cabled or costs more once cabled (the
+    placement prices links one by one, the cabling pairs the two ports of a twin-port cage)."""
 
     rack: dict[str, str]
     u: dict[str, int]
