@@ -18,6 +18,7 @@ from functools import cache
 from pathlib import Path
 
 import openpyxl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -140,8 +141,11 @@ NAMES = st.lists(
 )
 @given(NAMES)
 def test_capture_names_reach_the_terminal_and_report_escaped(
-    cli, tmp_path: Path, name: str
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
+    # a terminal wide enough that the table shows a long escaped name whole rather than cut
+    # to "..." (two OSC 8 escapes before a "[link=" pushed it past 80 columns)
+    monkeypatch.setenv("COLUMNS", "400")
     capture = (ROOT / "examples" / "field" / "ibnetdiscover.txt").read_text(encoding="utf-8")
     descs = re.findall(r'# "([^"]*)"', capture)
     assert descs
