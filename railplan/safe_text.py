@@ -77,22 +77,22 @@ def to_csv(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     return buf.getvalue()
 
 
-def csv_pieces(
-    header: Sequence[str], rows: Iterable[Sequence[object]], block: int = 16_384
+def column_pieces(
+    header: Sequence[str], columns: Sequence[Sequence[object]], block: int = 16_384
 ) -> Iterator[str]:
-    """``to_csv(header, rows)`` in pieces: the header line, then ``block`` rows at a time, each
-    read from ``rows`` as it comes. Joined, the same text: a row's line depends on its own
-    cells only."""
-    head = to_csv(header, ())
-    yield head
-    batch: list[Sequence[object]] = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) == block:
-            yield to_csv(header, batch)[len(head) :]
-            batch = []
-    if batch:
-        yield to_csv(header, batch)[len(head) :]
+    """``to_csv`` of rows given as columns (as many as the header, two or more, all of one
+    length), in pieces: the header line, then ``block`` rows at a time, each block's cells
+    made column by column when it is asked for (a writer can write one while the next is
+    made). Joined, the same text: a cell depends on its own value only."""
+    if len(header) < 2 or len(columns) != len(header):
+        raise ValueError("column_pieces: one column per header name, two or more")
+    rows = len(columns[0])
+    if any(len(column) != rows for column in columns):
+        raise ValueError("column_pieces: columns of different lengths")
+    yield to_csv(header, ())
+    for start in range(0, rows, block):
+        fields = [_column_fields(column[start : start + block]) for column in columns]
+        yield "\n".join(map(",".join, zip(*fields, strict=True))) + "\n"
 
 
 #: values a memo may key on: a float is not one (0.0 and -0.0 are equal keys, a NaN is no key)
