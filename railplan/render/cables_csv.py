@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
@@ -75,41 +75,64 @@ def port_name(design: Design, device: str, port: int, switches: dict[str, Switch
 
 
 def schedule(design: Design) -> list[ScheduleRow]:
-    """Every cable with both ends, ordered rack by rack (row, position), top of rack first.
+    """Every cable with both ends, ordered rack by rack (row, position), top of rack first
+    (``_schedule_order``).
 
     Raises DesignFileError when the design has no cables yet (plan and complete it first).
     """
-    if not design.cables:
-        raise DesignFileError(
-            f"design {design.name} has no cables; complete it with racks and cabling first "
-            "(railplan cables does this from a spec)"
-        )
+    _refuse_uncabled(design)
     links = {lk.id: lk for lk in design.links}
     where: dict[str, Placement] = {p.device: p for p in design.placements}
-    order = {r.id: (r.row, r.position) for r in design.racks}
     name = _port_namer(design)
-    keyed = []
+    rows = []
     for cable in design.cables:
         link = links[cable.link_id]
         pa, pb = where[link.a_device], where[link.b_device]
         a = CableEnd(pa.rack, pa.u, link.a_device, name(link.a_device, link.a_port))
         b = CableEnd(pb.rack, pb.u, link.b_device, name(link.b_device, link.b_port))
-        key = (order.get(pa.rack, (0, 0)), -pa.u, link.a_device, link.a_port, cable.id)
-        keyed.append((key, ScheduleRow(cable, link, a, b)))
-    keyed.sort(key=itemgetter(0))
-    return [row for _, row in keyed]
+        rows.append(ScheduleRow(cable, link, a, b))
+    ends = [row.a for row in rows]
+    ranked = _schedule_order(
+        _rack_order(design),
+        [e.rack for e in ends],
+        [e.u for e in ends],
+        [e.device for e in ends],
+        [row.link.a_port for row in rows],
+        [row.cable.id for row in rows],
+    )
+    return list(map(rows.__getitem__, ranked))
 
 
-def _port_namer(design: Design) -> Callable[[str, int], str]:
-    """``port_name`` of a device's port, worked out once per port layout: a switch's name
-    depends on its cage layout only, a node's on the node shape, an attached device's on the
-    port number (``Design.port_name``'s three cases, in its order)."""
+def _refuse_uncabled(design: Design) -> None:
+    if not design.cables:
+        raise DesignFileError(
+            f"design {design.name} has no cables; complete it with racks and cabling first "
+            "(railplan cables does this from a spec)"
+        )
+
+
+def _rack_order(design: Design) -> dict[str, tuple[int, int]]:
+    """Each rack's (row, position): the schedule goes rack by rack in that order."""
+    return {r.id: (r.row, r.position) for r in design.racks}
+
+
+def _port_layouts(design: Design) -> tuple[dict[str, Switch], dict[str, object]]:
+    """The design's switches by id, and each switch's or attached device's port layout: a
+    switch's port name depends on its cage layout only, a node's (no entry) on the node
+    shape, an attached device's on the port number (``Design.port_name``'s three cases)."""
     switches = design.switch_by_id()
     layout: dict[str, object] = {
         sw.id: (sw.ports_per_cage, sw.up_from_port, sw.up_ports_per_cage)
         for sw in switches.values()
     }
     layout.update((d.id, "device") for d in design.devices if d.id not in layout)
+    return switches, layout
+
+
+def _port_namer(design: Design) -> Callable[[str, int], str]:
+    """``port_name`` of a device's port, worked out once per port layout and port
+    (``_port_layouts``)."""
+    switches, layout = _port_layouts(design)
     memo: dict[tuple[object, int], str] = {}
 
     def name(device: str, port: int) -> str:
@@ -166,17 +189,17 @@ def schedule_columns(design: Design) -> list[list[object]]:
     cables and 36,544 pieces).
 
     Raises DesignFileError when the design has no cables yet (as ``schedule``)."""
+    _refuse_uncabled(design)
     cables = design.cables
-    if not cables:
-        schedule(design)  # its refusal, one wording
     links = {lk.id: lk for lk in design.links}
     where: dict[str, Placement] = {p.device: p for p in design.placements}
     lks = list(map(links.__getitem__, map(_LINK_ID, cables)))
     a_dev, a_port = list(map(_A_DEVICE, lks)), list(map(_A_PORT, lks))
     pa = list(map(where.__getitem__, a_dev))
     ids = list(map(_ID, cables))
-    racks = {r.id: (r.row, r.position) for r in design.racks}
-    ranked = _schedule_order(racks, list(map(_RACK, pa)), list(map(_U, pa)), a_dev, a_port, ids)
+    ranked = _schedule_order(
+        _rack_order(design), list(map(_RACK, pa)), list(map(_U, pa)), a_dev, a_port, ids
+    )
     pieces: dict[str, list[PlantSegment]] = {}
     for seg in design.segments:
         pieces.setdefault(seg.link_id, []).append(seg)
@@ -192,11 +215,10 @@ def schedule_columns(design: Design) -> list[list[object]]:
             else:
                 rows.append(i)
         ranked = rows
-    cs = list(map(cables.__getitem__, ranked))
-    ls = list(map(lks.__getitem__, ranked))
-    a_dev, b_dev = list(map(_A_DEVICE, ls)), list(map(_B_DEVICE, ls))
-    a_port, b_port = list(map(_A_PORT, ls)), list(map(_B_PORT, ls))
-    pa, pb = list(map(where.__getitem__, a_dev)), list(map(where.__getitem__, b_dev))
+    cs, ls = list(map(cables.__getitem__, ranked)), list(map(lks.__getitem__, ranked))
+    a_dev, a_port, pa = (list(map(values.__getitem__, ranked)) for values in (a_dev, a_port, pa))
+    b_dev, b_port = list(map(_B_DEVICE, ls)), list(map(_B_PORT, ls))
+    pb = list(map(where.__getitem__, b_dev))
     a_name, b_name = _port_names(design, a_dev, a_port, b_dev, b_port)
     columns: list[list[Any]] = [
         list(map(_ID, cs)),
@@ -236,11 +258,11 @@ def _schedule_order(
     a_port: list[int],
     ids: list[str],
 ) -> list[int]:
-    """The cables' order in ``schedule``: by the a end's rack (``order``: its row and position,
-    (0, 0) when not listed), top U first,
-    device, port, then cable id. Each key ranked among its few distinct values and the four
-    sorted together by NumPy (``lexsort`` is stable); cables alike in all four (none in a
-    railplan design) are put in id order as the key tuples would."""
+    """The cables' order in the schedule: by the a end's rack (``order``: its row and position,
+    (0, 0) when not listed), top U first, device, port, then cable id, as a sort of those key
+    tuples would give. Each key is ranked among its few distinct values and the four sorted
+    together by NumPy (``lexsort`` is stable); cables alike in all four (none in a railplan
+    design) are then put in id order."""
     racks = [order.get(r, (0, 0)) for r in a_rack]
     n = len(ids)
 
@@ -268,14 +290,8 @@ def _port_names(
     design: Design, a_dev: list[str], a_port: list[int], b_dev: list[str], b_port: list[int]
 ) -> tuple[list[str], list[str]]:
     """``port_name`` of the ends ``a_dev``/``a_port`` and ``b_dev``/``b_port``, worked out
-    once per port layout and port (``_port_namer``'s key: a switch's name depends on its cage
-    layout only, a node's on the design's node shape, an attached device's on the port)."""
-    switches = design.switch_by_id()
-    layout: dict[str, object] = {
-        sw.id: (sw.ports_per_cage, sw.up_from_port, sw.up_ports_per_cage)
-        for sw in switches.values()
-    }
-    layout.update((d.id, "device") for d in design.devices if d.id not in layout)
+    once per port layout and port (``_port_layouts``), as ``_port_namer`` does end by end."""
+    switches, layout = _port_layouts(design)
     a_keys = list(zip(map(layout.get, a_dev), a_port, strict=True))  # None: a node
     b_keys = list(zip(map(layout.get, b_dev), b_port, strict=True))
     names: dict[tuple[object, int], str] = {}
