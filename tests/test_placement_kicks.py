@@ -29,19 +29,27 @@ def _spec(gpus: int, planes: int, switch: str = "qm9700", placement: dict | None
     return spec_from_dict(data)
 
 
+def kicked_and_descent(catalog, spec, design=None):
+    """The layout with kicks (checked sound) and with none (``KICK_CELLS`` 0): the laid-out
+    design and placement report of each, kicked first."""
+    design = plan(spec, catalog) if design is None else design
+    laid, report = complete(design, spec, catalog)
+    assert check(laid, catalog) == []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(driver, "KICK_CELLS", 0)  # the descent alone
+        unkicked, descent = complete(design, spec, catalog)
+    return laid, report, unkicked, descent
+
+
 @pytest.fixture(scope="module")
 def two_planes_2k(catalog):
     spec = _spec(2048, 2)
     return spec, plan(spec, catalog)
 
 
-def test_kicks_beat_the_descent_and_what_cp_sat_found(catalog, two_planes_2k, monkeypatch):
-    spec, design = two_planes_2k
-    laid, report = complete(design, spec, catalog)
+def test_kicks_beat_the_descent_and_what_cp_sat_found(catalog, two_planes_2k):
+    _, report, _, descent = kicked_and_descent(catalog, *two_planes_2k)
     assert report.method == "flow and swaps, kicks"
-    assert check(laid, catalog) == []
-    monkeypatch.setattr(driver, "KICK_CELLS", 0)  # the descent alone
-    _, descent = complete(design, spec, catalog)
     # 2,048 GPUs of two planes: the descent stopped at $3,959,168 of estimated cable; CP-SAT's
     # joint model (1 deterministic second) found $3,560,016 from there; the kicks go lower
     assert descent.objective_usd == pytest.approx(3_959_168)
@@ -61,13 +69,8 @@ def test_kicks_are_deterministic(catalog, two_planes_2k):
 
 
 @pytest.mark.parametrize(("gpus", "planes", "switch"), [(1024, 4, "qm9700"), (1024, 1, "cx732q-n")])
-def test_a_kicked_placement_is_sound_and_never_dearer(catalog, gpus, planes, switch, monkeypatch):
-    spec = _spec(gpus, planes, switch)
-    design = plan(spec, catalog)
-    laid, report = complete(design, spec, catalog)
-    assert check(laid, catalog) == []
-    monkeypatch.setattr(driver, "KICK_CELLS", 0)
-    _, descent = complete(design, spec, catalog)
+def test_a_kicked_placement_is_sound_and_never_dearer(catalog, gpus, planes, switch):
+    _, report, _, descent = kicked_and_descent(catalog, _spec(gpus, planes, switch))
     assert report.objective_usd <= descent.objective_usd
     assert report.best_bound_usd <= report.objective_usd <= report.naive_objective_usd
 
@@ -130,17 +133,12 @@ def test_the_kicks_shrink_with_the_model_and_stop_on_large_ones(catalog, monkeyp
     assert np.isfinite(report.gap)
 
 
-def test_kicks_reach_models_beyond_the_joint_models_size(catalog, monkeypatch):
+def test_kicks_reach_models_beyond_the_joint_models_size(catalog):
     """8,192 GPUs of sn5600 in two planes: its joint model (131,072 rack-pair terms) is too
     large for CP-SAT, yet 64 kicks take $297,944 (2%) off the descent's cable estimate."""
-    spec = _spec(8192, 2, "sn5600")
-    design = plan(spec, catalog)
-    laid, report = complete(design, spec, catalog)
-    assert check(laid, catalog) == []
+    _, report, _, descent = kicked_and_descent(catalog, _spec(8192, 2, "sn5600"))
     assert report.method == "flow and swaps, kicks"
     assert any("joint model too large" in n for n in report.notes)
-    monkeypatch.setattr(driver, "KICK_CELLS", 0)
-    _, descent = complete(design, spec, catalog)
     assert descent.method == "flow and swaps"
     assert report.objective_usd <= 0.98 * descent.objective_usd
     assert report.best_bound_usd <= report.objective_usd
@@ -162,13 +160,7 @@ def test_kicked_placements_are_sound_and_never_dearer_on_random_fabrics(
     catalog, gpus: int, fabric: tuple[str, int]
 ) -> None:
     switch, planes = fabric
-    spec = _spec(gpus, planes, switch)
-    design = plan(spec, catalog)
-    laid, report = complete(design, spec, catalog)
-    assert check(laid, catalog) == []
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(driver, "KICK_CELLS", 0)
-        _, descent = complete(design, spec, catalog)
+    _, report, _, descent = kicked_and_descent(catalog, _spec(gpus, planes, switch))
     assert report.best_bound_usd <= report.objective_usd <= descent.objective_usd
     assert "kicks" not in descent.method
 
@@ -219,28 +211,20 @@ def test_without_a_fallback_the_cabling_refusal_stands(catalog, monkeypatch):
         complete(plan(spec, catalog), spec, catalog)
 
 
-def test_a_kicked_placement_dearer_once_cabled_gives_way_to_the_searchs_own(catalog, monkeypatch):
+def test_a_kicked_placement_dearer_once_cabled_gives_way_to_the_searchs_own(catalog):
     """4,096 GPUs of cx732q-n: the kicks take $10,720 off the estimate (links priced one by
     one), yet cabled, with twin-port cages paired, the media cost $52,001 more: the layout
     cables both and keeps the search's own, saying why."""
-    spec = _spec(4096, 1, "cx732q-n")
-    design = plan(spec, catalog)
-    laid, report = complete(design, spec, catalog)
-    assert check(laid, catalog) == []
+    laid, report, unkicked, descent = kicked_and_descent(catalog, _spec(4096, 1, "cx732q-n"))
     assert report.method == "flow and swaps"
     assert any("kick(s) of single upper-tier groups" in n for n in report.notes)
     assert any("more than the search's own once cabled" in n for n in report.notes)
-    monkeypatch.setattr(driver, "KICK_CELLS", 0)
-    unkicked, descent = complete(design, spec, catalog)
     assert report.cable_cost_usd == descent.cable_cost_usd
     assert design_to_json(laid) == design_to_json(unkicked)
 
 
-def test_a_kicked_placement_cheaper_once_cabled_is_kept(catalog, two_planes_2k, monkeypatch):
-    spec, design = two_planes_2k
-    _, report = complete(design, spec, catalog)
+def test_a_kicked_placement_cheaper_once_cabled_is_kept(catalog, two_planes_2k):
+    _, report, _, descent = kicked_and_descent(catalog, *two_planes_2k)
     assert report.method == "flow and swaps, kicks"
     assert not any("once cabled" in n for n in report.notes)
-    monkeypatch.setattr(driver, "KICK_CELLS", 0)
-    _, descent = complete(design, spec, catalog)
     assert report.cable_cost_usd < descent.cable_cost_usd
